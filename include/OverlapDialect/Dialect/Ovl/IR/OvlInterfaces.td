@@ -1,0 +1,67 @@
+//===- OvlInterfaces.td - Interfaces of the ovl dialect ----*- tablegen -*-===//
+//
+// What the cost model asks of operations: the work an op does on one device
+// and the bytes a collective sends from one device.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAP_DIALECT_OVL_IR_OVLINTERFACES_TD
+#define OVERLAP_DIALECT_OVL_IR_OVLINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Ovl_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
+  let cppNamespace = "::mlir::ovl";
+  let description = [{
+    An operation that communicates among the devices of groups spanned by
+    some axes of a `shard.grid`. Gives the grid, the axes and the bytes each
+    device sends, so that cost models and the link-level lowering need not
+    know the individual ops.
+  }];
+  let methods = [
+    InterfaceMethod<"The `shard.grid` symbol the collective runs on.",
+      "::mlir::FlatSymbolRefAttr", "getGridAttr", (ins), [{}],
+      [{ return $_op.getGridAttr(); }]>,
+    InterfaceMethod<"The grid axes that span each group.",
+      "::llvm::ArrayRef<int16_t>", "getGridAxes", (ins), [{}],
+      [{ return $_op.getGridAxes(); }]>,
+    InterfaceMethod<[{
+        Bytes one device sends when the collective runs with the
+        bandwidth-optimal ring algorithm in a group of `groupSize` devices;
+        `std::nullopt` when a shape is dynamic.
+      }],
+      "std::optional<int64_t>", "getBytesSentPerDevice",
+      (ins "int64_t":$groupSize)>,
+  ];
+  let extraClassDeclaration = [{
+    /// The grid this collective names, or null when the symbol does not
+    /// resolve to a `shard.grid`.
+    ::mlir::shard::GridOp getGridOp(::mlir::SymbolTableCollection &symbols);
+    /// Devices per group: the product of the grid's sizes along the axes,
+    /// `ShapedType::kDynamic` when one of them is dynamic, and `std::nullopt`
+    /// when the grid does not resolve.
+    std::optional<int64_t> getGroupSize(::mlir::SymbolTableCollection &symbols);
+  }];
+}
+
+def Ovl_ComputeCostOpInterface : OpInterface<"ComputeCostOpInterface"> {
+  let cppNamespace = "::mlir::ovl";
+  let description = [{
+    An operation whose work a roofline cost model can price: arithmetic
+    operations and bytes read plus written on one device.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Floating-point (or integer) operations one device performs, counting
+        a multiply-add as two; `std::nullopt` when a shape is dynamic.
+      }],
+      "std::optional<int64_t>", "getFlops">,
+    InterfaceMethod<[{
+        Bytes of operands read and results written, each once;
+        `std::nullopt` when a shape is dynamic.
+      }],
+      "std::optional<int64_t>", "getBytesAccessed">,
+  ];
+}
+
+#endif // OVERLAP_DIALECT_OVL_IR_OVLINTERFACES_TD

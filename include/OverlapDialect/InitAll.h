@@ -1,0 +1,23 @@
+//===- InitAll.h - Register everything overlap provides ---------*- C++ -*-===//
+//
+// One-call registration for embedders: the ovl dialect with the upstream
+// dialects its programs and pipelines use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAPDIALECT_INITALL_H
+#define OVERLAPDIALECT_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace overlap {
+
+/// Adds ovl and the dialects overlap programs are written in (func, arith,
+/// tensor, scf, linalg, shard, bufferization, memref).
+void registerAllDialects(mlir::DialectRegistry &registry);
+
+} // namespace overlap
+
+#endif // OVERLAPDIALECT_INITALL_H

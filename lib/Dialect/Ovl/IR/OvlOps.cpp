@@ -1,0 +1,592 @@
+//===- OvlOps.cpp - Operations of the ovl dialect -------------------------===//
+//
+// Verifiers, custom syntax pieces and the cost interfaces of the ovl ops.
+// Checks that need only the op live in `verify()`; checks that need the
+// `shard.grid` (group sizes, axis ranges) live in `verifySymbolUses()`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::ovl;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Bytes of one element, rounding sub-byte types up.
+static int64_t getElementBytes(Type elementType) {
+  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// Bytes of a statically shaped tensor, or nullopt.
+static std::optional<int64_t> getTensorBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  if (!tensor.hasStaticShape() || !tensor.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return tensor.getNumElements() * getElementBytes(tensor.getElementType());
+}
+
+/// Prints a shape like `2x?x8`.
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t size) {
+        if (ShapedType::isDynamic(size))
+          os << '?';
+        else
+          os << size;
+      },
+      "x");
+  return text;
+}
+
+/// Checks that the axes are distinct and non-negative (what can be checked
+/// without the grid).
+static LogicalResult verifyAxesLocally(Operation *op, ArrayRef<int16_t> axes) {
+  llvm::SmallDenseSet<int16_t> seen;
+  for (int16_t axis : axes) {
+    if (axis < 0)
+      return op->emitOpError("grid axis ")
+             << axis << " is negative; axes index the grid's dimensions";
+    if (!seen.insert(axis).second)
+      return op->emitOpError("grid axis ")
+             << axis << " is listed twice; the axes must be distinct";
+  }
+  return success();
+}
+
+/// Resolves the grid and checks the axes against its rank. Returns the group
+/// size (ShapedType::kDynamic when an axis is dynamic).
+static FailureOr<int64_t> verifyGridAndAxes(Operation *op,
+                                            FlatSymbolRefAttr gridSymbol,
+                                            ArrayRef<int16_t> axes,
+                                            SymbolTableCollection &symbols) {
+  shard::GridOp grid = shard::getGridOrNull(op, gridSymbol, symbols);
+  if (!grid)
+    return op->emitOpError("grid ")
+           << gridSymbol << " does not name a 'shard.grid' operation";
+  int64_t rank = grid.getRank();
+  for (int16_t axis : axes)
+    if (axis >= rank)
+      return op->emitOpError("grid axis ")
+             << axis << " is out of range for grid " << gridSymbol
+             << " of rank " << rank << "; expected an axis in [0, " << rank
+             << ")";
+  return shard::collectiveProcessGroupSize(axes, grid);
+}
+
+/// Checks what same-rank collectives share: a valid tensor dim, equal rank
+/// and element type, equal sizes outside `dim`.
+static LogicalResult verifySameRankCollective(Operation *op, StringRef dimName,
+                                              int64_t dim,
+                                              RankedTensorType input,
+                                              RankedTensorType result) {
+  if (dim >= input.getRank())
+    return op->emitOpError() << dimName << " dim " << dim
+                             << " is out of range for an input of rank "
+                             << input.getRank();
+  if (input.getRank() != result.getRank())
+    return op->emitOpError("result rank ")
+           << result.getRank() << " differs from the input rank "
+           << input.getRank();
+  if (input.getElementType() != result.getElementType())
+    return op->emitOpError("result element type ")
+           << result.getElementType() << " differs from the input element type "
+           << input.getElementType();
+  for (int64_t d = 0, e = input.getRank(); d < e; ++d) {
+    if (d == dim)
+      continue;
+    int64_t in = input.getDimSize(d), out = result.getDimSize(d);
+    if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) && in != out)
+      return op->emitOpError("result dim ")
+             << d << " has size " << out << " but the input's has size " << in
+             << "; only the " << dimName << " dim " << dim << " may differ";
+  }
+  return success();
+}
+
+/// Permute pairs: an even-length array of non-negative indices in which no
+/// device is a source or a target twice.
+static LogicalResult verifyPairsLocally(Operation *op, ArrayRef<int64_t> pairs) {
+  if (pairs.size() % 2 != 0)
+    return op->emitOpError("pairs must hold (source, target) pairs, but has ")
+           << pairs.size() << " entries";
+  llvm::SmallDenseSet<int64_t> sources, targets;
+  for (size_t i = 0; i < pairs.size(); i += 2) {
+    int64_t source = pairs[i], target = pairs[i + 1];
+    if (source < 0 || target < 0)
+      return op->emitOpError("pair ")
+             << source << " -> " << target
+             << " has a negative device index";
+    if (!sources.insert(source).second)
+      return op->emitOpError("device ")
+             << source << " is the source of more than one pair";
+    if (!targets.insert(target).second)
+      return op->emitOpError("device ")
+             << target << " is the target of more than one pair";
+  }
+  return success();
+}
+
+/// Permute pairs against the group size: in range, covering the group.
+static LogicalResult verifyPairsInGroup(Operation *op, ArrayRef<int64_t> pairs,
+                                        int64_t groupSize) {
+  if (ShapedType::isDynamic(groupSize))
+    return success();
+  for (size_t i = 0; i < pairs.size(); i += 2)
+    if (pairs[i] >= groupSize || pairs[i + 1] >= groupSize)
+      return op->emitOpError("pair ")
+             << pairs[i] << " -> " << pairs[i + 1]
+             << " is out of range for a group of " << groupSize << " devices";
+  int64_t covered = pairs.size() / 2;
+  if (covered != groupSize)
+    return op->emitOpError("pairs cover ")
+           << covered << " of the " << groupSize
+           << " devices of the group; expected a permutation of the whole "
+              "group";
+  return success();
+}
+
+static SmallVector<std::pair<int64_t, int64_t>>
+toPairs(ArrayRef<int64_t> flat) {
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2)
+    pairs.emplace_back(flat[i], flat[i + 1]);
+  return pairs;
+}
+
+/// Bytes a permute sends from one device: its input, unless every pair keeps
+/// the data where it is.
+static std::optional<int64_t> getPermuteBytes(Type inputType,
+                                              ArrayRef<int64_t> pairs) {
+  bool identity = true;
+  for (size_t i = 0; i < pairs.size(); i += 2)
+    identity &= pairs[i] == pairs[i + 1];
+  if (identity)
+    return 0;
+  return getTensorBytes(inputType);
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directive: permute pairs `[0 -> 1, 1 -> 0]`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parsePermutePairs(OpAsmParser &parser,
+                                     DenseI64ArrayAttr &pairs) {
+  SmallVector<int64_t> flat;
+  auto parsePair = [&]() -> ParseResult {
+    int64_t source, target;
+    if (parser.parseInteger(source) || parser.parseArrow() ||
+        parser.parseInteger(target))
+      return failure();
+    flat.push_back(source);
+    flat.push_back(target);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
+                                     parsePair, " in permute pairs"))
+    return failure();
+  pairs = parser.getBuilder().getDenseI64ArrayAttr(flat);
+  return success();
+}
+
+static void printPermutePairs(OpAsmPrinter &printer, Operation *,
+                              DenseI64ArrayAttr pairs) {
+  printer << '[';
+  llvm::interleaveComma(toPairs(pairs.asArrayRef()), printer,
+                        [&](const std::pair<int64_t, int64_t> &pair) {
+                          printer << pair.first << " -> " << pair.second;
+                        });
+  printer << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// CollectiveOpInterface
+//===----------------------------------------------------------------------===//
+
+shard::GridOp CollectiveOpInterface::getGridOp(SymbolTableCollection &symbols) {
+  return shard::getGridOrNull(getOperation(), getGridAttr(), symbols);
+}
+
+std::optional<int64_t>
+CollectiveOpInterface::getGroupSize(SymbolTableCollection &symbols) {
+  shard::GridOp grid = getGridOp(symbols);
+  if (!grid)
+    return std::nullopt;
+  return shard::collectiveProcessGroupSize(getGridAxes(), grid);
+}
+
+#include "OverlapDialect/Dialect/Ovl/IR/OvlInterfaces.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// EinsumOp
+//===----------------------------------------------------------------------===//
+
+void EinsumOp::build(OpBuilder &builder, OperationState &state,
+                     StringRef equation, ValueRange inputs, Type resultType,
+                     Value acc) {
+  build(builder, state, resultType, builder.getStringAttr(equation), inputs,
+        acc);
+}
+
+EinsumEquation EinsumOp::getParsedEquation() {
+  llvm::Expected<EinsumEquation> parsed = EinsumEquation::parse(getEquation());
+  assert(parsed && "verifier guarantees a valid equation");
+  return std::move(*parsed);
+}
+
+llvm::DenseMap<char, int64_t> EinsumOp::getIndexSizes() {
+  EinsumEquation equation = getParsedEquation();
+  llvm::DenseMap<char, int64_t> sizes;
+  for (auto [term, input] : llvm::zip(equation.getInputs(), getInputs())) {
+    auto shape = cast<RankedTensorType>(input.getType()).getShape();
+    for (auto [index, size] : llvm::zip(term, shape))
+      if (!sizes.count(index) || ShapedType::isDynamic(sizes[index]))
+        sizes[index] = size;
+  }
+  return sizes;
+}
+
+/// Whether products of `input` elements may accumulate into `result`: the
+/// same type, or a strictly wider one of the same kind.
+static bool isAccumulationType(Type input, Type result) {
+  if (input == result)
+    return true;
+  if (isa<FloatType>(input) && isa<FloatType>(result))
+    return result.getIntOrFloatBitWidth() > input.getIntOrFloatBitWidth();
+  auto inInt = dyn_cast<IntegerType>(input);
+  auto outInt = dyn_cast<IntegerType>(result);
+  return inInt && outInt && inInt.getSignedness() == outInt.getSignedness() &&
+         outInt.getWidth() > inInt.getWidth();
+}
+
+LogicalResult EinsumOp::verify() {
+  llvm::Expected<EinsumEquation> parsed = EinsumEquation::parse(getEquation());
+  if (!parsed)
+    return emitOpError(llvm::toString(parsed.takeError()));
+  const EinsumEquation &equation = *parsed;
+
+  if (equation.getNumInputs() != getInputs().size())
+    return emitOpError("equation '")
+           << getEquation() << "' has " << equation.getNumInputs()
+           << " input term(s) but the op has " << getInputs().size()
+           << " input(s)";
+
+  Type elementType;
+  llvm::DenseMap<char, std::pair<int64_t, unsigned>> sizes;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    auto type = cast<RankedTensorType>(input.getType());
+    StringRef term = equation.getInput(i);
+    if (!type.getElementType().isIntOrFloat())
+      return emitOpError("input #")
+             << i << " has element type " << type.getElementType()
+             << "; expected an integer or floating-point type";
+    if (!elementType)
+      elementType = type.getElementType();
+    else if (type.getElementType() != elementType)
+      return emitOpError("input #")
+             << i << " has element type " << type.getElementType()
+             << " but input #0 has " << elementType
+             << "; all inputs must have the same element type";
+    if (type.getRank() != static_cast<int64_t>(term.size()))
+      return emitOpError("input #")
+             << i << " has rank " << type.getRank() << " but its term '"
+             << term << "' has " << term.size() << " indices";
+    for (auto [index, size] : llvm::zip(term, type.getShape())) {
+      auto [it, inserted] = sizes.try_emplace(index, size, i);
+      if (inserted || ShapedType::isDynamic(size))
+        continue;
+      if (ShapedType::isDynamic(it->second.first)) {
+        it->second = {size, static_cast<unsigned>(i)};
+        continue;
+      }
+      if (it->second.first != size)
+        return emitOpError("index '")
+               << index << "' has size " << it->second.first << " in input #"
+               << it->second.second << " but size " << size << " in input #"
+               << i;
+    }
+  }
+
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  StringRef output = equation.getOutput();
+  if (resultType.getRank() != static_cast<int64_t>(output.size()))
+    return emitOpError("result has rank ")
+           << resultType.getRank() << " but the output term '" << output
+           << "' has " << output.size() << " indices";
+  SmallVector<int64_t> expectedShape;
+  for (char index : output)
+    expectedShape.push_back(sizes.lookup(index).first);
+  for (auto [expected, actual] :
+       llvm::zip(expectedShape, resultType.getShape())) {
+    if (!ShapedType::isDynamic(expected) && !ShapedType::isDynamic(actual) &&
+        expected != actual)
+      return emitOpError("result shape ")
+             << formatShape(resultType.getShape()) << " does not match '"
+             << output << "' = " << formatShape(expectedShape)
+             << " from the inputs";
+  }
+  if (elementType &&
+      !isAccumulationType(elementType, resultType.getElementType()))
+    return emitOpError("result element type ")
+           << resultType.getElementType() << " cannot hold products of "
+           << elementType
+           << "; expected the same type or a wider one of the same kind";
+  return success();
+}
+
+std::optional<int64_t> EinsumOp::getFlops() {
+  EinsumEquation equation = getParsedEquation();
+  llvm::DenseMap<char, int64_t> sizes = getIndexSizes();
+  int64_t points = 1;
+  for (char index : equation.getIndices()) {
+    int64_t size = sizes.lookup(index);
+    if (ShapedType::isDynamic(size))
+      return std::nullopt;
+    points *= size;
+  }
+  // One multiply per extra input and one add per summed product: a
+  // multiply-add counts as two, the convention FLOPS utilization uses.
+  bool sums = equation.getIndices().size() > equation.getOutput().size();
+  int64_t flops = points * (getInputs().size() - 1) + (sums ? points : 0);
+  if (getAcc()) {
+    int64_t outputElements = 1;
+    for (char index : equation.getOutput())
+      outputElements *= sizes.lookup(index);
+    flops += outputElements;
+  }
+  return flops;
+}
+
+std::optional<int64_t> EinsumOp::getBytesAccessed() {
+  int64_t total = 0;
+  for (Value value : getOperands()) {
+    std::optional<int64_t> bytes = getTensorBytes(value.getType());
+    if (!bytes)
+      return std::nullopt;
+    total += *bytes;
+  }
+  std::optional<int64_t> resultBytes = getTensorBytes(getResult().getType());
+  if (!resultBytes)
+    return std::nullopt;
+  return total + *resultBytes;
+}
+
+//===----------------------------------------------------------------------===//
+// AllGatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "gather", getGatherDim(),
+                                  getInput().getType(), getResult().getType());
+}
+
+LogicalResult
+AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  int64_t dim = getGatherDim();
+  int64_t in = getInput().getType().getDimSize(dim);
+  int64_t out = getResult().getType().getDimSize(dim);
+  if (ShapedType::isDynamic(*groupSize) || ShapedType::isDynamic(in) ||
+      ShapedType::isDynamic(out))
+    return success();
+  if (out != in * *groupSize)
+    return emitOpError("result dim ")
+           << dim << " has size " << out << "; expected " << in * *groupSize
+           << " (input size " << in << " gathered from " << *groupSize
+           << " devices)";
+  return success();
+}
+
+std::optional<int64_t> AllGatherOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  return (groupSize - 1) * *bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceScatterOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "scatter", getScatterDim(),
+                                  getInput().getType(), getResult().getType());
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  int64_t dim = getScatterDim();
+  int64_t in = getInput().getType().getDimSize(dim);
+  int64_t out = getResult().getType().getDimSize(dim);
+  if (ShapedType::isDynamic(*groupSize) || ShapedType::isDynamic(in))
+    return success();
+  if (in % *groupSize != 0)
+    return emitOpError("input dim ")
+           << dim << " of size " << in
+           << " is not divisible by the group size " << *groupSize;
+  if (!ShapedType::isDynamic(out) && out != in / *groupSize)
+    return emitOpError("result dim ")
+           << dim << " has size " << out << "; expected " << in / *groupSize
+           << " (input size " << in << " scattered over " << *groupSize
+           << " devices)";
+  return success();
+}
+
+std::optional<int64_t>
+ReduceScatterOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getResult().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  return (groupSize - 1) * *bytes;
+}
+
+//===----------------------------------------------------------------------===//
+// AllReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+}
+
+std::optional<int64_t> AllReduceOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  // A reduce-scatter then an all-gather of 1/N of the tensor each step.
+  return 2 * (groupSize - 1) * *bytes / groupSize;
+}
+
+//===----------------------------------------------------------------------===//
+// CollectivePermuteOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectivePermuteOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifyPairsLocally(*this, getPairs());
+}
+
+LogicalResult
+CollectivePermuteOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyPairsInGroup(*this, getPairs(), *groupSize);
+}
+
+SmallVector<std::pair<int64_t, int64_t>>
+CollectivePermuteOp::getSourceTargetPairs() {
+  return toPairs(getPairs());
+}
+
+std::optional<int64_t> CollectivePermuteOp::getBytesSentPerDevice(int64_t) {
+  return getPermuteBytes(getInput().getType(), getPairs());
+}
+
+//===----------------------------------------------------------------------===//
+// CollectivePermuteStartOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CollectivePermuteStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifyPairsLocally(*this, getPairs())))
+    return failure();
+  size_t uses = std::distance(getToken().use_begin(), getToken().use_end());
+  if (uses != 1)
+    return emitOpError("token must have exactly one use, the matching "
+                       "'ovl.collective_permute_done' or a region terminator "
+                       "that carries it on, but has ")
+           << uses;
+  return success();
+}
+
+LogicalResult
+CollectivePermuteStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyPairsInGroup(*this, getPairs(), *groupSize);
+}
+
+SmallVector<std::pair<int64_t, int64_t>>
+CollectivePermuteStartOp::getSourceTargetPairs() {
+  return toPairs(getPairs());
+}
+
+std::optional<int64_t>
+CollectivePermuteStartOp::getBytesSentPerDevice(int64_t) {
+  return getPermuteBytes(getInput().getType(), getPairs());
+}
+
+//===----------------------------------------------------------------------===//
+// CollectivePermuteDoneOp
+//===----------------------------------------------------------------------===//
+
+CollectivePermuteStartOp CollectivePermuteDoneOp::getStartOp() {
+  return getToken().getDefiningOp<CollectivePermuteStartOp>();
+}
+
+LogicalResult CollectivePermuteDoneOp::verify() {
+  Operation *producer = getToken().getDefiningOp();
+  if (!producer)
+    return success();
+  auto start = dyn_cast<CollectivePermuteStartOp>(producer);
+  if (!start) {
+    // A loop or branch op may carry the token through its regions.
+    if (isa<RegionBranchOpInterface>(producer))
+      return success();
+    return emitOpError("token must come from an "
+                       "'ovl.collective_permute_start', directly or through "
+                       "a region's arguments and results, but comes from '")
+           << producer->getName() << "'";
+  }
+  if (getPending() != start.getPending())
+    return emitOpError("pending operand must be the pending result of the "
+                       "start that produced the token");
+  if (getKeep() != start.getInput())
+    return emitOpError("keep operand must be the input of the start that "
+                       "produced the token, so that its buffer stays intact "
+                       "until the send completes");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PartitionIdOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+PartitionIdOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+}
+
+#define GET_OP_CLASSES
+#include "OverlapDialect/Dialect/Ovl/IR/OvlOps.cpp.inc"
