@@ -211,6 +211,31 @@ static void printPermutePairs(OpAsmPrinter &printer, Operation *,
 }
 
 //===----------------------------------------------------------------------===//
+// Custom directive: reduction keyword `max`
+//===----------------------------------------------------------------------===//
+
+// The enum attribute's own printer puts a space before the keyword; ops
+// print the bare keyword.
+static ParseResult parseReductionKind(OpAsmParser &parser,
+                                      ReductionKindAttr &reduction) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<ReductionKind> kind = symbolizeReductionKind(keyword);
+  if (!kind)
+    return parser.emitError(loc, "unknown reduction '")
+           << keyword << "'; expected sum, prod, max or min";
+  reduction = ReductionKindAttr::get(parser.getContext(), *kind);
+  return success();
+}
+
+static void printReductionKind(OpAsmPrinter &printer, Operation *,
+                               ReductionKindAttr reduction) {
+  printer << stringifyReductionKind(reduction.getValue());
+}
+
+//===----------------------------------------------------------------------===//
 // CollectiveOpInterface
 //===----------------------------------------------------------------------===//
 

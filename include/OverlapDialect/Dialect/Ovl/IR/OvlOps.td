@@ -184,7 +184,7 @@ def Ovl_ReduceScatterOp : Ovl_CollectiveOp<"reduce_scatter"> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $input `on` $grid `axes` $grid_axes `dim` $scatter_dim
-    (`reduce` $reduction^)? attr-dict `:` type($input) `->` type($result)
+    (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
@@ -214,7 +214,7 @@ def Ovl_AllReduceOp : Ovl_CollectiveOp<"all_reduce", [SameOperandsAndResultType]
                                               "ReductionKind::Sum">:$reduction));
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `on` $grid `axes` $grid_axes (`reduce` $reduction^)? attr-dict `:`
+    $input `on` $grid `axes` $grid_axes (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:`
     type($result)
   }];
   let hasCanonicalizer = 1;

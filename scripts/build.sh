@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Configures (once) and builds overlap with clang-22, lld and Ninja.
+# Usage: scripts/build.sh [build-dir]   (default: build)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+llvm=/usr/lib/llvm-22
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_USE_LINKER=lld \
+    -DMLIR_DIR=$llvm/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=$llvm/bin/lit >/dev/null
+fi
+ninja -C "$build"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages overlap needs, if any is missing. Idempotent and
+# silent when everything is present. Usage: scripts/setup.sh
+set -euo pipefail
+
+packages=(
+  # LLVM/MLIR 22 headers, CMake config, tools (mlir-tblgen, lit, FileCheck).
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # The compiler, linker and build system overlap is built with.
+  clang-22 lld-22 cmake ninja-build
+  # Unit tests.
+  libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=sudo
+  else
+    echo "setup: missing packages (${missing[*]}) and not root; install them or run as root" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

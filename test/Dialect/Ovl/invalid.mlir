@@ -1,0 +1,450 @@
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics
+
+// Every verifier diagnostic of the ovl ops, one case per split.
+
+shard.grid @ring(shape = 4)
+func.func @unknown_grid(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'ovl.all_gather' op grid @nope does not name a 'shard.grid' operation}}
+  %0 = ovl.all_gather %x on @nope axes [0] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @not_a_grid(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{grid @not_a_grid does not name a 'shard.grid' operation}}
+  %0 = ovl.all_reduce %x on @not_a_grid axes [0] : tensor<2x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+func.func @axis_out_of_range(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{grid axis 2 is out of range for grid @torus of rank 2; expected an axis in [0, 2)}}
+  %0 = ovl.all_gather %x on @torus axes [2] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+func.func @axis_repeated(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{grid axis 1 is listed twice; the axes must be distinct}}
+  %0 = ovl.reduce_scatter %x on @torus axes [1, 1] dim 1 : tensor<2x8xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+func.func @axis_negative(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{grid axis -1 is negative; axes index the grid's dimensions}}
+  %0 = ovl.collective_permute %x on @torus axes [-1] pairs [0 -> 1, 1 -> 0] : tensor<2x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+func.func @partition_id_axis(%x: tensor<2x8xf32>) -> index {
+  // expected-error @+1 {{'ovl.partition_id' op grid axis 3 is out of range for grid @torus of rank 2}}
+  %0 = ovl.partition_id on @torus axes [3] : index
+  return %0 : index
+}
+
+// -----
+
+func.func @partition_id_grid() -> index {
+  // expected-error @+1 {{'ovl.partition_id' op grid @g does not name a 'shard.grid' operation}}
+  %0 = ovl.partition_id on @g axes [0] : index
+  return %0 : index
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// all_gather
+//===----------------------------------------------------------------------===//
+
+shard.grid @ring(shape = 4)
+func.func @gather_factor(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result dim 0 has size 6; expected 8 (input size 2 gathered from 4 devices)}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2x8xf32> -> tensor<6x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+func.func @gather_factor_subgroup(%x: tensor<2x8xf32>) {
+  // Axes [0, 1] span all 8 devices.
+  // expected-error @+1 {{result dim 1 has size 32; expected 64 (input size 8 gathered from 8 devices)}}
+  %0 = ovl.all_gather %x on @torus axes [0, 1] dim 1 : tensor<2x8xf32> -> tensor<2x32xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @gather_dim_range(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{gather dim 2 is out of range for an input of rank 2}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 2 : tensor<2x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @gather_rank(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result rank 3 differs from the input rank 2}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2x8xf32> -> tensor<8x8x1xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @gather_element_type(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result element type 'f16' differs from the input element type 'f32'}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2x8xf32> -> tensor<8x8xf16>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @gather_other_dim(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{result dim 1 has size 4 but the input's has size 8; only the gather dim 0 may differ}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// reduce_scatter
+//===----------------------------------------------------------------------===//
+
+shard.grid @ring(shape = 4)
+func.func @scatter_divisible(%x: tensor<6x8xf32>) {
+  // expected-error @+1 {{input dim 0 of size 6 is not divisible by the group size 4}}
+  %0 = ovl.reduce_scatter %x on @ring axes [0] dim 0 : tensor<6x8xf32> -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @scatter_factor(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result dim 1 has size 4; expected 2 (input size 8 scattered over 4 devices)}}
+  %0 = ovl.reduce_scatter %x on @ring axes [0] dim 1 : tensor<8x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @scatter_dim_range(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{scatter dim 5 is out of range for an input of rank 2}}
+  %0 = ovl.reduce_scatter %x on @ring axes [0] dim 5 : tensor<8x8xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @scatter_element_type(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{result element type 'bf16' differs from the input element type 'f32'}}
+  %0 = ovl.reduce_scatter %x on @ring axes [0] dim 0 : tensor<8x8xf32> -> tensor<2x8xbf16>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @scatter_unknown_reduction(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{unknown reduction 'avg'; expected sum, prod, max or min}}
+  %0 = ovl.reduce_scatter %x on @ring axes [0] dim 0 reduce avg : tensor<8x8xf32> -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// all_reduce
+//===----------------------------------------------------------------------===//
+
+shard.grid @ring(shape = 4)
+func.func @all_reduce_type(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %0 = "ovl.all_reduce"(%x) <{grid = @ring, grid_axes = array<i16: 0>}> : (tensor<8x8xf32>) -> tensor<8x8xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// collective_permute and its asynchronous pair
+//===----------------------------------------------------------------------===//
+
+shard.grid @ring(shape = 4)
+func.func @permute_out_of_range(%x: tensor<2xf32>) {
+  // expected-error @+1 {{pair 3 -> 4 is out of range for a group of 4 devices}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 4] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_two_sources(%x: tensor<2xf32>) {
+  // expected-error @+1 {{device 1 is the source of more than one pair}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [0 -> 1, 1 -> 2, 1 -> 3, 3 -> 0] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_two_targets(%x: tensor<2xf32>) {
+  // expected-error @+1 {{device 0 is the target of more than one pair}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [1 -> 0, 2 -> 0] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_not_covering(%x: tensor<2xf32>) {
+  // expected-error @+1 {{pairs cover 3 of the 4 devices of the group; expected a permutation of the whole group}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 0] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_negative(%x: tensor<2xf32>) {
+  // expected-error @+1 {{pair 0 -> -1 has a negative device index}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [0 -> -1] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_odd_pairs(%x: tensor<2xf32>) {
+  // expected-error @+1 {{pairs must hold (source, target) pairs, but has 3 entries}}
+  %0 = "ovl.collective_permute"(%x) <{grid = @ring, grid_axes = array<i16: 0>, pairs = array<i64: 0, 1, 1>}> : (tensor<2xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_malformed_pairs(%x: tensor<2xf32>) {
+  // expected-error @+1 {{expected '->'}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [0, 1] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @start_pairs(%x: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'ovl.collective_permute_start' op pairs cover 1 of the 2 devices of the group}}
+  %p, %t = ovl.collective_permute_start %x into %b on @ring axes [0] pairs [0 -> 1] : tensor<2xf32>
+  %r = ovl.collective_permute_done %t keep(%x) into %p : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @start_without_done(%x: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{token must have exactly one use, the matching 'ovl.collective_permute_done' or a region terminator that carries it on, but has 0}}
+  %p, %t = ovl.collective_permute_start %x into %b on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<2xf32>
+  return %p : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @start_two_dones(%x: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{token must have exactly one use}}
+  %p, %t = ovl.collective_permute_start %x into %b on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<2xf32>
+  %r = ovl.collective_permute_done %t keep(%x) into %p : tensor<2xf32>
+  %s = ovl.collective_permute_done %t keep(%x) into %p : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @start_types(%x: tensor<2xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that all of {input, dest, pending} have same type}}
+  %p, %t = "ovl.collective_permute_start"(%x, %b) <{grid = @ring, grid_axes = array<i16: 0>, pairs = array<i64: 0, 1, 1, 0>}> : (tensor<2xf32>, tensor<4xf32>) -> (tensor<2xf32>, !ovl.token)
+  return
+}
+
+// -----
+
+func.func @done_foreign_token(%x: tensor<2xf32>, %i: i64) -> tensor<2xf32> {
+  %t = builtin.unrealized_conversion_cast %i : i64 to !ovl.token
+  // expected-error @+1 {{token must come from an 'ovl.collective_permute_start', directly or through a region's arguments and results, but comes from 'builtin.unrealized_conversion_cast'}}
+  %r = ovl.collective_permute_done %t keep(%x) into %x : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @done_wrong_pending(%x: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %p, %t = ovl.collective_permute_start %x into %b on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<2xf32>
+  // expected-error @+1 {{pending operand must be the pending result of the start that produced the token}}
+  %r = ovl.collective_permute_done %t keep(%x) into %b : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 2)
+func.func @done_wrong_keep(%x: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %p, %t = ovl.collective_permute_start %x into %b on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<2xf32>
+  // expected-error @+1 {{keep operand must be the input of the start that produced the token}}
+  %r = ovl.collective_permute_done %t keep(%b) into %p : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @done_types(%t: !ovl.token, %x: tensor<2xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{failed to verify that all of {keep, pending, result} have same type}}
+  %r = "ovl.collective_permute_done"(%t, %x, %b) : (!ovl.token, tensor<2xf32>, tensor<4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// einsum
+//===----------------------------------------------------------------------===//
+
+func.func @einsum_no_arrow(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{einsum equation 'bf,fh' has no '->'; the output term must be explicit}}
+  %0 = ovl.einsum "bf,fh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_ellipsis(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{ellipsis at position 0 is not supported; name every dimension}}
+  %0 = ovl.einsum "...f,fh->...h" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_bad_character(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{unexpected '_' at position 3 (expected a letter, ',' or '->')}}
+  %0 = ovl.einsum "bf,_h->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_diagonal(%a: tensor<8x8xf32>) {
+  // expected-error @+1 {{index 'i' repeats in input #0 at position 1; diagonals and repeated output indices are not supported}}
+  %0 = ovl.einsum "ii->i" %a : tensor<8x8xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_unknown_output_index(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{output index 'z' does not appear in any input}}
+  %0 = ovl.einsum "bf,fh->bz" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_operand_count(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{equation 'bf,fh,hk->bk' has 3 input term(s) but the op has 2 input(s)}}
+  %0 = ovl.einsum "bf,fh,hk->bk" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_rank(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{input #1 has rank 2 but its term 'fhk' has 3 indices}}
+  %0 = ovl.einsum "bf,fhk->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_index_size(%a: tensor<2x8xf32>, %b: tensor<16x4xf32>) {
+  // expected-error @+1 {{index 'f' has size 8 in input #0 but size 16 in input #1}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xf32>, tensor<16x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_result_rank(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{result has rank 3 but the output term 'bh' has 2 indices}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_result_shape(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{result shape 4x2 does not match 'bh' = 2x4 from the inputs}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_input_types(%a: tensor<2x8xf32>, %b: tensor<8x4xbf16>) {
+  // expected-error @+1 {{input #1 has element type 'bf16' but input #0 has 'f32'; all inputs must have the same element type}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xbf16> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_narrowing_result(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @+1 {{result element type 'bf16' cannot hold products of 'f32'; expected the same type or a wider one of the same kind}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xbf16>
+  return
+}
+
+// -----
+
+func.func @einsum_int_to_float(%a: tensor<2x8xi8>, %b: tensor<8x4xi8>) {
+  // expected-error @+1 {{result element type 'f32' cannot hold products of 'i8'}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xi8>, tensor<8x4xi8> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_complex(%a: tensor<2x8xcomplex<f32>>, %b: tensor<8x4xcomplex<f32>>) {
+  // expected-error @+1 {{input #0 has element type 'complex<f32>'; expected an integer or floating-point type}}
+  %0 = ovl.einsum "bf,fh->bh" %a, %b : tensor<2x8xcomplex<f32>>, tensor<8x4xcomplex<f32>> -> tensor<2x4xcomplex<f32>>
+  return
+}
+
+// -----
+
+func.func @einsum_acc_type(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>, %c: tensor<2x4xf16>) {
+  // expected-error @+1 {{failed to verify that the accumulator has the result type}}
+  %0 = "ovl.einsum"(%a, %b, %c) <{equation = "bf,fh->bh", operandSegmentSizes = array<i32: 2, 1>}> : (tensor<2x8xf32>, tensor<8x4xf32>, tensor<2x4xf16>) -> tensor<2x4xf32>
+  return
+}
