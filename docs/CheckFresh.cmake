@@ -1,5 +1,6 @@
 # Fails when a committed generated doc differs from the one the build made.
-# FILES is a list of (built, committed) path pairs.
+# FILES is a |-separated list of (built, committed) path pairs.
+string(REPLACE "|" ";" FILES "${FILES}")
 list(LENGTH FILES n)
 math(EXPR last "${n} - 1")
 set(stale "")
