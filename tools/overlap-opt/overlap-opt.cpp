@@ -19,6 +19,6 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   overlap::registerAllDialects(registry);
   mlir::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "overlap optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "overlap optimizer driver\n", registry));
 }

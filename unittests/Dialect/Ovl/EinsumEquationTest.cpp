@@ -100,8 +100,7 @@ TEST(EinsumEquation, RejectsMalformedEquations) {
             std::string::npos);
   EXPECT_NE(parseError("b1,fh->bh").find("unexpected '1' at position 1"),
             std::string::npos);
-  EXPECT_NE(parseError("bf,fh->b,h").find("unexpected ','"),
-            std::string::npos);
+  EXPECT_NE(parseError("bf,fh->b,h").find("unexpected ','"), std::string::npos);
   EXPECT_NE(parseError("ii->i").find("index 'i' repeats in input #0"),
             std::string::npos);
   EXPECT_NE(parseError("ij->ii").find("repeats in the output"),

@@ -31,8 +31,7 @@ protected:
 
   /// Parses `body` inside a module with a 4x2 grid and returns the first op
   /// of type OpTy in it.
-  template <typename OpTy>
-  OpTy parseFirst(llvm::StringRef body) {
+  template <typename OpTy> OpTy parseFirst(llvm::StringRef body) {
     std::string text = "shard.grid @grid(shape = 4x2)\n"
                        "func.func @f(%a: tensor<8x16xbf16>, "
                        "%b: tensor<16x32xbf16>, %c: tensor<8x32xf32>) {\n" +
@@ -71,8 +70,7 @@ TEST_F(OvlCostInterfaceTest, EinsumAccumulatorAddsOneAddPerResult) {
       "tensor<16x32xbf16> -> tensor<8x32xf32>");
   ASSERT_TRUE(op);
   EXPECT_EQ(op.getFlops(), 2 * 8 * 16 * 32 + 8 * 32);
-  EXPECT_EQ(op.getBytesAccessed(),
-            8 * 16 * 2 + 16 * 32 * 2 + 2 * 8 * 32 * 4);
+  EXPECT_EQ(op.getBytesAccessed(), 8 * 16 * 2 + 16 * 32 * 2 + 2 * 8 * 32 * 4);
 }
 
 TEST_F(OvlCostInterfaceTest, OuterProductHasNoAdds) {
@@ -97,9 +95,9 @@ TEST_F(OvlCostInterfaceTest, RingCollectivesReportBytesPerDevice) {
       "%r = ovl.reduce_scatter %c on @grid axes [0, 1] dim 1 : "
       "tensor<8x32xf32> -> tensor<8x4xf32>");
   ASSERT_TRUE(scatter);
-  EXPECT_EQ(cast<CollectiveOpInterface>(scatter.getOperation())
-                .getGroupSize(symbols),
-            8);
+  EXPECT_EQ(
+      cast<CollectiveOpInterface>(scatter.getOperation()).getGroupSize(symbols),
+      8);
   EXPECT_EQ(scatter.getBytesSentPerDevice(8), 7 * 8 * 4 * 4);
 
   auto reduce = parseFirst<AllReduceOp>(

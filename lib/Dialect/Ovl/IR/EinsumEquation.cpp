@@ -40,8 +40,7 @@ static std::string describeTerm(int termIndex) {
   return llvm::formatv("input #{0}", termIndex).str();
 }
 
-llvm::Expected<EinsumEquation>
-EinsumEquation::parse(llvm::StringRef equation) {
+llvm::Expected<EinsumEquation> EinsumEquation::parse(llvm::StringRef equation) {
   EinsumEquation result;
   size_t arrow = equation.find("->");
   if (arrow == llvm::StringRef::npos)
@@ -53,9 +52,9 @@ EinsumEquation::parse(llvm::StringRef equation) {
         "einsum equation '{0}' has more than one '->'", equation));
 
   // Walks one side of the equation, splitting terms at ',' when allowed.
-  auto parseSide = [&](llvm::StringRef side, size_t offset, bool isOutput,
-                       llvm::SmallVectorImpl<std::string> &terms)
-      -> llvm::Error {
+  auto parseSide =
+      [&](llvm::StringRef side, size_t offset, bool isOutput,
+          llvm::SmallVectorImpl<std::string> &terms) -> llvm::Error {
     terms.emplace_back();
     for (size_t i = 0; i < side.size(); ++i) {
       char c = side[i];
@@ -90,9 +89,8 @@ EinsumEquation::parse(llvm::StringRef equation) {
   };
 
   llvm::SmallVector<std::string, 2> inputTerms;
-  if (llvm::Error err =
-          parseSide(equation.take_front(arrow), 0, /*isOutput=*/false,
-                    inputTerms))
+  if (llvm::Error err = parseSide(equation.take_front(arrow), 0,
+                                  /*isOutput=*/false, inputTerms))
     return std::move(err);
   llvm::SmallVector<std::string, 1> outputTerms;
   if (llvm::Error err = parseSide(equation.drop_front(arrow + 2), arrow + 2,

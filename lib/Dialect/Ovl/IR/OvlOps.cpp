@@ -92,9 +92,9 @@ static LogicalResult verifySameRankCollective(Operation *op, StringRef dimName,
                                               RankedTensorType input,
                                               RankedTensorType result) {
   if (dim >= input.getRank())
-    return op->emitOpError() << dimName << " dim " << dim
-                             << " is out of range for an input of rank "
-                             << input.getRank();
+    return op->emitOpError()
+           << dimName << " dim " << dim
+           << " is out of range for an input of rank " << input.getRank();
   if (input.getRank() != result.getRank())
     return op->emitOpError("result rank ")
            << result.getRank() << " differs from the input rank "
@@ -117,7 +117,8 @@ static LogicalResult verifySameRankCollective(Operation *op, StringRef dimName,
 
 /// Permute pairs: an even-length array of non-negative indices in which no
 /// device is a source or a target twice.
-static LogicalResult verifyPairsLocally(Operation *op, ArrayRef<int64_t> pairs) {
+static LogicalResult verifyPairsLocally(Operation *op,
+                                        ArrayRef<int64_t> pairs) {
   if (pairs.size() % 2 != 0)
     return op->emitOpError("pairs must hold (source, target) pairs, but has ")
            << pairs.size() << " entries";
@@ -126,8 +127,7 @@ static LogicalResult verifyPairsLocally(Operation *op, ArrayRef<int64_t> pairs) 
     int64_t source = pairs[i], target = pairs[i + 1];
     if (source < 0 || target < 0)
       return op->emitOpError("pair ")
-             << source << " -> " << target
-             << " has a negative device index";
+             << source << " -> " << target << " has a negative device index";
     if (!sources.insert(source).second)
       return op->emitOpError("device ")
              << source << " is the source of more than one pair";
@@ -193,8 +193,8 @@ static ParseResult parsePermutePairs(OpAsmParser &parser,
     flat.push_back(target);
     return success();
   };
-  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square,
-                                     parsePair, " in permute pairs"))
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parsePair,
+                                     " in permute pairs"))
     return failure();
   pairs = parser.getBuilder().getDenseI64ArrayAttr(flat);
   return success();
@@ -325,8 +325,8 @@ LogicalResult EinsumOp::verify() {
              << "; all inputs must have the same element type";
     if (type.getRank() != static_cast<int64_t>(term.size()))
       return emitOpError("input #")
-             << i << " has rank " << type.getRank() << " but its term '"
-             << term << "' has " << term.size() << " indices";
+             << i << " has rank " << type.getRank() << " but its term '" << term
+             << "' has " << term.size() << " indices";
     for (auto [index, size] : llvm::zip(term, type.getShape())) {
       auto [it, inserted] = sizes.try_emplace(index, size, i);
       if (inserted || ShapedType::isDynamic(size))
@@ -469,8 +469,8 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return success();
   if (in % *groupSize != 0)
     return emitOpError("input dim ")
-           << dim << " of size " << in
-           << " is not divisible by the group size " << *groupSize;
+           << dim << " of size " << in << " is not divisible by the group size "
+           << *groupSize;
   if (!ShapedType::isDynamic(out) && out != in / *groupSize)
     return emitOpError("result dim ")
            << dim << " has size " << out << "; expected " << in / *groupSize

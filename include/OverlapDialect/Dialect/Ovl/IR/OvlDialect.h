@@ -7,8 +7,8 @@
 #ifndef OVERLAPDIALECT_DIALECT_OVL_IR_OVLDIALECT_H
 #define OVERLAPDIALECT_DIALECT_OVL_IR_OVLDIALECT_H
 
-#include "mlir/IR/Dialect.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/IR/Dialect.h"
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlDialect.h.inc"
 
