@@ -3,6 +3,7 @@
 #include "OverlapDialect/InitAll.h"
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlDialect.h"
+#include "OverlapDialect/Dialect/Ovl/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -20,4 +21,5 @@ void overlap::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::shard::ShardDialect, mlir::tensor::TensorDialect>();
+  mlir::ovl::registerBufferizableOpInterfaceExternalModels(registry);
 }

@@ -15,7 +15,8 @@ class DialectRegistry;
 namespace overlap {
 
 /// Adds ovl and the dialects overlap programs are written in (func, arith,
-/// tensor, scf, linalg, shard, bufferization, memref).
+/// tensor, scf, linalg, shard, bufferization, memref), and the ovl ops'
+/// bufferization models.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 } // namespace overlap

@@ -448,3 +448,53 @@ func.func @einsum_acc_type(%a: tensor<2x8xf32>, %b: tensor<8x4xf32>, %c: tensor<
   %0 = "ovl.einsum"(%a, %b, %c) <{equation = "bf,fh->bh", operandSegmentSizes = array<i32: 2, 1>}> : (tensor<2x8xf32>, tensor<8x4xf32>, tensor<2x4xf16>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// buffer forms
+//===----------------------------------------------------------------------===//
+
+shard.grid @ring(shape = 4)
+func.func @buffer_gather_factor(%x: memref<2x8xf32>, %y: memref<4x8xf32>) {
+  // expected-error @+1 {{'ovl.buffer.all_gather' op result dim 0 has size 4; expected 8 (input size 2 gathered from 4 devices)}}
+  ovl.buffer.all_gather %x into %y on @ring axes [0] dim 0 : memref<2x8xf32>, memref<4x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @buffer_scatter_divisible(%x: memref<6x8xf32>, %y: memref<1x8xf32>) {
+  // expected-error @+1 {{'ovl.buffer.reduce_scatter' op input dim 0 of size 6 is not divisible by the group size 4}}
+  ovl.buffer.reduce_scatter %x into %y on @ring axes [0] dim 0 : memref<6x8xf32>, memref<1x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @buffer_all_reduce_shape(%x: memref<2x8xf32>, %y: memref<8x2xf32>) {
+  // expected-error @+1 {{'ovl.buffer.all_reduce' op output 'memref<8x2xf32>' must have the shape and element type of the input 'memref<2x8xf32>'}}
+  ovl.buffer.all_reduce %x into %y on @ring axes [0] : memref<2x8xf32>, memref<8x2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @buffer_permute_pairs(%x: memref<2xf32>, %y: memref<2xf32>) {
+  // expected-error @+1 {{'ovl.buffer.permute' op pairs cover 2 of the 4 devices of the group}}
+  ovl.buffer.permute %x into %y on @ring axes [0] pairs [0 -> 1, 1 -> 0] : memref<2xf32>, memref<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @buffer_start_axis(%x: memref<2xf32>, %y: memref<2xf32>) {
+  // expected-error @+1 {{'ovl.buffer.permute_start' op grid axis 1 is out of range for grid @ring of rank 1}}
+  %t = ovl.buffer.permute_start %x into %y on @ring axes [1] pairs [0 -> 0] : memref<2xf32>, memref<2xf32>
+  ovl.buffer.permute_done %t keep(%x) into %y : memref<2xf32>, memref<2xf32>
+  return
+}

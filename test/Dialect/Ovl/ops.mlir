@@ -122,3 +122,21 @@ func.func @partition_ids() -> (index, index, index) {
   %2 = ovl.partition_id on @dyn axes [0] : index
   return %0, %1, %2 : index, index, index
 }
+
+/// The buffer forms that bufferization produces.
+// CHECK-LABEL: func.func @buffer_forms
+func.func @buffer_forms(%x: memref<2x8xf32>, %g: memref<8x8xf32>, %s: memref<2x2xf32>, %y: memref<2x8xf32>) {
+  // CHECK: ovl.buffer.all_gather %{{.*}} into %{{.*}} on @ring axes [0] dim 0 : memref<2x8xf32>, memref<8x8xf32>
+  ovl.buffer.all_gather %x into %g on @ring axes [0] dim 0 : memref<2x8xf32>, memref<8x8xf32>
+  // CHECK: ovl.buffer.reduce_scatter %{{.*}} into %{{.*}} on @ring axes [0] dim 1 reduce min : memref<2x8xf32>, memref<2x2xf32>
+  ovl.buffer.reduce_scatter %x into %s on @ring axes [0] dim 1 reduce min : memref<2x8xf32>, memref<2x2xf32>
+  // CHECK: ovl.buffer.all_reduce %{{.*}} into %{{.*}} on @torus axes [1] : memref<2x8xf32>, memref<2x8xf32>
+  ovl.buffer.all_reduce %x into %y on @torus axes [1] : memref<2x8xf32>, memref<2x8xf32>
+  // CHECK: ovl.buffer.permute %{{.*}} into %{{.*}} on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : memref<2x8xf32>, memref<2x8xf32>
+  ovl.buffer.permute %x into %y on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : memref<2x8xf32>, memref<2x8xf32>
+  // CHECK: %[[T:.+]] = ovl.buffer.permute_start %{{.*}} into %{{.*}} on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : memref<2x8xf32>, memref<2x8xf32>
+  %t = ovl.buffer.permute_start %x into %y on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : memref<2x8xf32>, memref<2x8xf32>
+  // CHECK: ovl.buffer.permute_done %[[T]] keep(%{{.*}}) into %{{.*}} : memref<2x8xf32>, memref<2x8xf32>
+  ovl.buffer.permute_done %t keep(%x) into %y : memref<2x8xf32>, memref<2x8xf32>
+  return
+}

@@ -88,9 +88,8 @@ static FailureOr<int64_t> verifyGridAndAxes(Operation *op,
 /// Checks what same-rank collectives share: a valid tensor dim, equal rank
 /// and element type, equal sizes outside `dim`.
 static LogicalResult verifySameRankCollective(Operation *op, StringRef dimName,
-                                              int64_t dim,
-                                              RankedTensorType input,
-                                              RankedTensorType result) {
+                                              int64_t dim, ShapedType input,
+                                              ShapedType result) {
   if (dim >= input.getRank())
     return op->emitOpError()
            << dimName << " dim " << dim
@@ -418,24 +417,59 @@ LogicalResult AllGatherOp::verify() {
                                   getInput().getType(), getResult().getType());
 }
 
+/// The gathered dim is the input's times the group size.
+static LogicalResult verifyGatherFactor(Operation *op, ShapedType input,
+                                        ShapedType result, int64_t dim,
+                                        int64_t groupSize) {
+  int64_t in = input.getDimSize(dim), out = result.getDimSize(dim);
+  if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(in) ||
+      ShapedType::isDynamic(out) || out == in * groupSize)
+    return success();
+  return op->emitOpError("result dim ")
+         << dim << " has size " << out << "; expected " << in * groupSize
+         << " (input size " << in << " gathered from " << groupSize
+         << " devices)";
+}
+
+/// The scattered dim is divisible by the group size, the result holds one
+/// part.
+static LogicalResult verifyScatterFactor(Operation *op, ShapedType input,
+                                         ShapedType result, int64_t dim,
+                                         int64_t groupSize) {
+  int64_t in = input.getDimSize(dim), out = result.getDimSize(dim);
+  if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(in))
+    return success();
+  if (in % groupSize != 0)
+    return op->emitOpError("input dim ")
+           << dim << " of size " << in
+           << " is not divisible by the group size " << groupSize;
+  if (!ShapedType::isDynamic(out) && out != in / groupSize)
+    return op->emitOpError("result dim ")
+           << dim << " has size " << out << "; expected " << in / groupSize
+           << " (input size " << in << " scattered over " << groupSize
+           << " devices)";
+  return success();
+}
+
+/// Input and output of an elementwise collective agree in shape and type.
+static LogicalResult verifySameShape(Operation *op, ShapedType input,
+                                     ShapedType output) {
+  if (input.getShape() != output.getShape() ||
+      input.getElementType() != output.getElementType())
+    return op->emitOpError("output ")
+           << output << " must have the shape and element type of the input "
+           << input;
+  return success();
+}
+
 LogicalResult
 AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   FailureOr<int64_t> groupSize =
       verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
   if (failed(groupSize))
     return failure();
-  int64_t dim = getGatherDim();
-  int64_t in = getInput().getType().getDimSize(dim);
-  int64_t out = getResult().getType().getDimSize(dim);
-  if (ShapedType::isDynamic(*groupSize) || ShapedType::isDynamic(in) ||
-      ShapedType::isDynamic(out))
-    return success();
-  if (out != in * *groupSize)
-    return emitOpError("result dim ")
-           << dim << " has size " << out << "; expected " << in * *groupSize
-           << " (input size " << in << " gathered from " << *groupSize
-           << " devices)";
-  return success();
+  return verifyGatherFactor(*this, getInput().getType(), getResult().getType(),
+                            getGatherDim(), *groupSize);
 }
 
 std::optional<int64_t> AllGatherOp::getBytesSentPerDevice(int64_t groupSize) {
@@ -462,21 +496,9 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
   if (failed(groupSize))
     return failure();
-  int64_t dim = getScatterDim();
-  int64_t in = getInput().getType().getDimSize(dim);
-  int64_t out = getResult().getType().getDimSize(dim);
-  if (ShapedType::isDynamic(*groupSize) || ShapedType::isDynamic(in))
-    return success();
-  if (in % *groupSize != 0)
-    return emitOpError("input dim ")
-           << dim << " of size " << in << " is not divisible by the group size "
-           << *groupSize;
-  if (!ShapedType::isDynamic(out) && out != in / *groupSize)
-    return emitOpError("result dim ")
-           << dim << " has size " << out << "; expected " << in / *groupSize
-           << " (input size " << in << " scattered over " << *groupSize
-           << " devices)";
-  return success();
+  return verifyScatterFactor(*this, getInput().getType(),
+                             getResult().getType(), getScatterDim(),
+                             *groupSize);
 }
 
 std::optional<int64_t>
@@ -611,6 +633,88 @@ PartitionIdOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(verifyAxesLocally(*this, getGridAxes())))
     return failure();
   return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer forms
+//===----------------------------------------------------------------------===//
+
+LogicalResult BufferAllGatherOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "gather", getGatherDim(),
+                                  getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferAllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyGatherFactor(*this, getInput().getType(), getOutput().getType(),
+                            getGatherDim(), *groupSize);
+}
+
+LogicalResult BufferReduceScatterOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "scatter", getScatterDim(),
+                                  getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyScatterFactor(*this, getInput().getType(),
+                             getOutput().getType(), getScatterDim(),
+                             *groupSize);
+}
+
+LogicalResult BufferAllReduceOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameShape(*this, getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferAllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+}
+
+LogicalResult BufferPermuteOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifyPairsLocally(*this, getPairs())))
+    return failure();
+  return verifySameShape(*this, getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferPermuteOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyPairsInGroup(*this, getPairs(), *groupSize);
+}
+
+LogicalResult BufferPermuteStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifyPairsLocally(*this, getPairs())))
+    return failure();
+  return verifySameShape(*this, getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferPermuteStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyPairsInGroup(*this, getPairs(), *groupSize);
 }
 
 #define GET_OP_CLASSES

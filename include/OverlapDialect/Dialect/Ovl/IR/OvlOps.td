@@ -387,4 +387,6 @@ def Ovl_PartitionIdOp : Ovl_Op<"partition_id", [
   let hasCanonicalizer = 1;
 }
 
+include "OverlapDialect/Dialect/Ovl/IR/OvlBufferOps.td"
+
 #endif // OVERLAP_DIALECT_OVL_IR_OVLOPS_TD

@@ -1,0 +1,197 @@
+//===- BufferizableOpInterfaceImpl.cpp - Bufferizing ovl ops --------------===//
+//
+// Blocking collectives read their input and write a fresh buffer. The
+// asynchronous pair is in destination-passing style: the start writes (later)
+// into its destination without reading it, so an out-of-place destination is
+// an allocation without a copy; the done must stay in place on the pending
+// buffer, where the data lands, and reads the send buffer (`keep`) so that no
+// write to it is placed before the send completes. With these rules a
+// double-buffered ring loop bufferizes with no allocation or copy per step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Dialect/Ovl/Transforms/BufferizableOpInterfaceImpl.h"
+
+#include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::bufferization;
+using namespace mlir::ovl;
+
+namespace {
+
+/// Creates the buffer form of a blocking collective.
+Operation *createBufferOp(RewriterBase &rewriter, AllGatherOp op, Value input,
+                          Value output) {
+  return BufferAllGatherOp::create(rewriter, op.getLoc(), input, output,
+                                   op.getGridAttr(), op.getGridAxesAttr(),
+                                   op.getGatherDimAttr());
+}
+Operation *createBufferOp(RewriterBase &rewriter, ReduceScatterOp op,
+                          Value input, Value output) {
+  return BufferReduceScatterOp::create(
+      rewriter, op.getLoc(), input, output, op.getGridAttr(),
+      op.getGridAxesAttr(), op.getScatterDimAttr(), op.getReductionAttr());
+}
+Operation *createBufferOp(RewriterBase &rewriter, AllReduceOp op, Value input,
+                          Value output) {
+  return BufferAllReduceOp::create(rewriter, op.getLoc(), input, output,
+                                   op.getGridAttr(), op.getGridAxesAttr(),
+                                   op.getReductionAttr());
+}
+Operation *createBufferOp(RewriterBase &rewriter, CollectivePermuteOp op,
+                          Value input, Value output) {
+  return BufferPermuteOp::create(rewriter, op.getLoc(), input, output,
+                                 op.getGridAttr(), op.getGridAxesAttr(),
+                                 op.getPairsAttr());
+}
+
+/// The identity-layout buffer type of a statically shaped tensor.
+FailureOr<MemRefType> getStaticBufferType(Operation *op, Type tensorType) {
+  auto type = cast<RankedTensorType>(tensorType);
+  if (!type.hasStaticShape())
+    return op->emitOpError("needs a static shape to bufferize, got ") << type;
+  return MemRefType::get(type.getShape(), type.getElementType());
+}
+
+/// all_gather, reduce_scatter, all_reduce, collective_permute: read the
+/// input, write a new buffer.
+template <typename OpTy>
+struct BlockingCollectiveInterface
+    : public BufferizableOpInterface::ExternalModel<
+          BlockingCollectiveInterface<OpTy>, OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto collective = cast<OpTy>(op);
+    FailureOr<Value> input =
+        getBuffer(rewriter, collective.getInput(), options, state);
+    if (failed(input))
+      return failure();
+    FailureOr<MemRefType> outputType =
+        getStaticBufferType(op, collective.getResult().getType());
+    if (failed(outputType))
+      return failure();
+    FailureOr<Value> output =
+        options.createAlloc(rewriter, op->getLoc(), *outputType, {});
+    if (failed(output))
+      return failure();
+    createBufferOp(rewriter, collective, *input, *output);
+    replaceOpWithBufferizedValues(rewriter, op, *output);
+    return success();
+  }
+};
+
+/// collective_permute_start: reads its input, will write its destination.
+struct PermuteStartInterface
+    : public BufferizableOpInterface::ExternalModel<PermuteStartInterface,
+                                                    CollectivePermuteStartOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return operand.get() == cast<CollectivePermuteStartOp>(op).getInput();
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const AnalysisState &) const {
+    return operand.get() == cast<CollectivePermuteStartOp>(op).getDest();
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    auto start = cast<CollectivePermuteStartOp>(op);
+    if (&operand != &start.getDestMutable())
+      return {};
+    return {{start.getPending(), BufferRelation::Equivalent}};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto start = cast<CollectivePermuteStartOp>(op);
+    FailureOr<Value> input =
+        getBuffer(rewriter, start.getInput(), options, state);
+    FailureOr<Value> dest = getBuffer(rewriter, start.getDest(), options, state);
+    if (failed(input) || failed(dest))
+      return failure();
+    auto token = BufferPermuteStartOp::create(
+        rewriter, op->getLoc(), *input, *dest, start.getGridAttr(),
+        start.getGridAxesAttr(), start.getPairsAttr());
+    replaceOpWithBufferizedValues(rewriter, op, {*dest, token.getToken()});
+    return success();
+  }
+};
+
+/// collective_permute_done: the data lands in the pending buffer, in place.
+struct PermuteDoneInterface
+    : public BufferizableOpInterface::ExternalModel<PermuteDoneInterface,
+                                                    CollectivePermuteDoneOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+                               const AnalysisState &) const {
+    return operand.get() == cast<CollectivePermuteDoneOp>(op).getPending();
+  }
+  bool mustBufferizeInPlace(Operation *op, OpOperand &operand,
+                            const AnalysisState &) const {
+    return operand.get() == cast<CollectivePermuteDoneOp>(op).getPending();
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    auto done = cast<CollectivePermuteDoneOp>(op);
+    if (&operand != &done.getPendingMutable())
+      return {};
+    return {{done.getResult(), BufferRelation::Equivalent}};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto done = cast<CollectivePermuteDoneOp>(op);
+    FailureOr<Value> keep = getBuffer(rewriter, done.getKeep(), options, state);
+    FailureOr<Value> pending =
+        getBuffer(rewriter, done.getPending(), options, state);
+    if (failed(keep) || failed(pending))
+      return failure();
+    BufferPermuteDoneOp::create(rewriter, op->getLoc(), done.getToken(), *keep,
+                                *pending);
+    replaceOpWithBufferizedValues(rewriter, op, *pending);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::ovl::registerBufferizableOpInterfaceExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, OvlDialect *) {
+    AllGatherOp::attachInterface<BlockingCollectiveInterface<AllGatherOp>>(
+        *context);
+    ReduceScatterOp::attachInterface<
+        BlockingCollectiveInterface<ReduceScatterOp>>(*context);
+    AllReduceOp::attachInterface<BlockingCollectiveInterface<AllReduceOp>>(
+        *context);
+    CollectivePermuteOp::attachInterface<
+        BlockingCollectiveInterface<CollectivePermuteOp>>(*context);
+    CollectivePermuteStartOp::attachInterface<PermuteStartInterface>(*context);
+    CollectivePermuteDoneOp::attachInterface<PermuteDoneInterface>(*context);
+  });
+}
