@@ -2,8 +2,10 @@
 
 #include "OverlapDialect/InitAll.h"
 
+#include "OverlapDialect/Conversion/Passes.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlDialect.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/BufferizableOpInterfaceImpl.h"
+#include "OverlapDialect/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -22,4 +24,9 @@ void overlap::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::shard::ShardDialect, mlir::tensor::TensorDialect>();
   mlir::ovl::registerBufferizableOpInterfaceExternalModels(registry);
+}
+
+void overlap::registerAllPasses() {
+  mlir::ovl::registerOverlapConversionPasses();
+  registerOvlToLLVMPipeline();
 }

@@ -21,5 +21,5 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
-tools = ["overlap-opt"]
+tools = ["overlap-opt", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,7 +1,7 @@
 //===- InitAll.h - Register everything overlap provides ---------*- C++ -*-===//
 //
 // One-call registration for embedders: the ovl dialect with the upstream
-// dialects its programs and pipelines use.
+// dialects its programs and pipelines use, and every overlap pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,10 @@ namespace overlap {
 /// tensor, scf, linalg, shard, bufferization, memref), and the ovl ops'
 /// bufferization models.
 void registerAllDialects(mlir::DialectRegistry &registry);
+
+/// Registers every overlap pass and pipeline with the global registry, so
+/// that textual pipelines and `overlap-opt` flags find them.
+void registerAllPasses();
 
 } // namespace overlap
 

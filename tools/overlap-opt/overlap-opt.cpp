@@ -1,7 +1,7 @@
 //===- overlap-opt.cpp - The overlap optimizer driver ---------------------===//
 //
-// mlir-opt with the ovl dialect on top of every upstream dialect, extension
-// and pass.
+// mlir-opt with the ovl dialect and the overlap passes on top of every
+// upstream dialect, extension and pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   overlap::registerAllDialects(registry);
   mlir::registerAllPasses();
+  overlap::registerAllPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "overlap optimizer driver\n", registry));
 }

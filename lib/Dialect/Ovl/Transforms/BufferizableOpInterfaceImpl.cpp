@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -119,6 +120,29 @@ struct PermuteStartInterface
     if (&operand != &start.getDestMutable())
       return {};
     return {{start.getPending(), BufferRelation::Equivalent}};
+  }
+
+  /// A pending tensor that crosses a loop's back edge must stay in its
+  /// buffer: a yield into a non-equivalent iteration argument would copy it
+  /// before the data has arrived.
+  LogicalResult verifyAnalysis(Operation *op,
+                               const AnalysisState &state) const {
+    Value pending = cast<CollectivePermuteStartOp>(op).getPending();
+    for (OpOperand &use : pending.getUses()) {
+      auto yield = dyn_cast<scf::YieldOp>(use.getOwner());
+      auto loop = yield ? dyn_cast<scf::ForOp>(yield->getParentOp()) : nullptr;
+      if (!loop)
+        continue;
+      Value iterArg = loop.getRegionIterArgs()[use.getOperandNumber()];
+      if (!state.areEquivalentBufferizedValues(pending, iterArg))
+        return op->emitOpError("pending result is carried across the loop's "
+                               "back edge into iteration argument #")
+               << use.getOperandNumber()
+               << ", which does not bufferize to the same buffer; the "
+                  "transfer's destination would be copied before the data "
+                  "arrives (yield it where the start's destination came from)";
+    }
+    return success();
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
