@@ -19,7 +19,9 @@ config.substitutions.append(("%overlap_src_root", config.overlap_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# split-file, not, count and FileCheck come from the LLVM tools directory.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
-tools = ["overlap-opt", "mlir-translate"]
+tools = ["overlap-opt", "overlap-run", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

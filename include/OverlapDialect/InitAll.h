@@ -14,9 +14,10 @@ class DialectRegistry;
 
 namespace overlap {
 
-/// Adds ovl and the dialects overlap programs are written in (func, arith,
-/// tensor, scf, linalg, shard, bufferization, memref), and the ovl ops'
-/// bufferization models.
+/// Adds ovl and the dialects overlap programs are written in and lowered
+/// through (func, arith, tensor, scf, cf, linalg, shard, bufferization,
+/// memref, llvm), with the bufferization, deallocation and linalg interface
+/// models the `ovl-to-llvm` pipeline needs.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers every overlap pass and pipeline with the global registry, so

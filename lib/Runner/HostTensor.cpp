@@ -1,0 +1,106 @@
+//===- HostTensor.cpp - Dense tensors in host memory ----------------------===//
+
+#include "OverlapDialect/Runner/HostTensor.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+using namespace overlap;
+using ovlrt::DType;
+
+int64_t TensorType::numElements() const {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  return count;
+}
+
+int64_t TensorType::numBytes() const {
+  return numElements() * ovlrt::dtypeSize(dtype);
+}
+
+std::string TensorType::str() const {
+  std::string text;
+  for (int64_t size : shape)
+    text += std::to_string(size) + "x";
+  return text + ovlrt::dtypeName(dtype);
+}
+
+void HostTensor::Free::operator()(void *pointer) const { std::free(pointer); }
+
+HostTensor::HostTensor(TensorType type) : tensorType(std::move(type)) {
+  // aligned_alloc wants a multiple of the alignment; never zero bytes.
+  size_t bytes = (tensorType.numBytes() + 63) / 64 * 64;
+  storage.reset(std::aligned_alloc(64, bytes ? bytes : 64));
+  std::memset(storage.get(), 0, bytes ? bytes : 64);
+}
+
+HostTensor::HostTensor(const HostTensor &other) : HostTensor(other.type()) {
+  std::memcpy(data(), other.data(), tensorType.numBytes());
+}
+
+HostTensor &HostTensor::operator=(const HostTensor &other) {
+  if (this != &other)
+    *this = HostTensor(other);
+  return *this;
+}
+
+double HostTensor::getAsDouble(int64_t index) const {
+  const char *base = static_cast<const char *>(data());
+  switch (tensorType.dtype) {
+  case DType::F32:
+    return reinterpret_cast<const float *>(base)[index];
+  case DType::F64:
+    return reinterpret_cast<const double *>(base)[index];
+  case DType::F16:
+    return ovlrt::halfToFloat(reinterpret_cast<const uint16_t *>(base)[index]);
+  case DType::BF16:
+    return ovlrt::bfloat16ToFloat(
+        reinterpret_cast<const uint16_t *>(base)[index]);
+  case DType::I8:
+    return reinterpret_cast<const int8_t *>(base)[index];
+  case DType::I16:
+    return reinterpret_cast<const int16_t *>(base)[index];
+  case DType::I32:
+    return reinterpret_cast<const int32_t *>(base)[index];
+  case DType::I64:
+    return static_cast<double>(reinterpret_cast<const int64_t *>(base)[index]);
+  }
+  return 0;
+}
+
+void HostTensor::setFromDouble(int64_t index, double value) {
+  char *base = static_cast<char *>(data());
+  switch (tensorType.dtype) {
+  case DType::F32:
+    reinterpret_cast<float *>(base)[index] = static_cast<float>(value);
+    return;
+  case DType::F64:
+    reinterpret_cast<double *>(base)[index] = value;
+    return;
+  case DType::F16:
+    reinterpret_cast<uint16_t *>(base)[index] =
+        ovlrt::floatToHalf(static_cast<float>(value));
+    return;
+  case DType::BF16:
+    reinterpret_cast<uint16_t *>(base)[index] =
+        ovlrt::floatToBFloat16(static_cast<float>(value));
+    return;
+  case DType::I8:
+    reinterpret_cast<int8_t *>(base)[index] =
+        static_cast<int8_t>(std::lround(value));
+    return;
+  case DType::I16:
+    reinterpret_cast<int16_t *>(base)[index] =
+        static_cast<int16_t>(std::lround(value));
+    return;
+  case DType::I32:
+    reinterpret_cast<int32_t *>(base)[index] =
+        static_cast<int32_t>(std::lround(value));
+    return;
+  case DType::I64:
+    reinterpret_cast<int64_t *>(base)[index] = std::llround(value);
+    return;
+  }
+}
