@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
@@ -204,6 +205,10 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
           symbols[interner(symbol.name)] = {
               llvm::orc::ExecutorAddr::fromPtr(symbol.address),
               llvm::JITSymbolFlags::Exported};
+        // Copies between buffers of different layouts lower to this helper.
+        symbols[interner("memrefCopy")] = {
+            llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+            llvm::JITSymbolFlags::Exported};
         return symbols;
       });
   program->engine->initialize();

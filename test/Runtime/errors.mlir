@@ -1,0 +1,70 @@
+// RUN: split-file --leading-lines %s %t
+// RUN: not overlap-run %t/mismatch.mlir 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// RUN: not overlap-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not overlap-run %t/stuck.mlir --timeout 1 2>&1 | FileCheck %s --check-prefix=STUCK
+
+// Devices that disagree end the run with an error naming the device, the op
+// and its location, and a non-zero exit: never a hang.
+
+//--- mismatch.mlir
+/// Device 0 sums, the others take the max.
+// Which side reports first depends on timing.
+// MISMATCH: ovlrt: error: device {{[0-3]}}: ovl.all_reduce at {{.*}}mismatch.mlir:{{(19|22)}}:10: does not match device {{[0-3]}} (group index {{[0-3]}}), which called ovl.all_reduce at {{.*}}mismatch.mlir:{{(19|22)}}:10 as call #0 on the group of axes [0] of grid 4: reductions differ ({{(sum|max)}} here, {{(sum|max)}} there)
+shard.grid @ring(shape = 4)
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %id = ovl.partition_id on @ring axes [0] : index
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %id, %c0 : index
+  %y = scf.if %first -> tensor<2xf32> {
+    %a = ovl.all_reduce %x on @ring axes [0] : tensor<2xf32>
+    scf.yield %a : tensor<2xf32>
+  } else {
+    %b = ovl.all_reduce %x on @ring axes [0] reduce max : tensor<2xf32>
+    scf.yield %b : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+//--- missing.mlir
+/// Only device 0 reaches the collective; the others finish their program.
+// MISSING: ovlrt: error: device 0: ovl.all_reduce at {{.*}}missing.mlir:[[#@LINE+7]]:10: device {{[1-3]}} (group index {{[1-3]}}) ended its program without reaching call #0 on the group of axes [0] of grid 4
+shard.grid @ring(shape = 4)
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %id = ovl.partition_id on @ring axes [0] : index
+  %c0 = arith.constant 0 : index
+  %first = arith.cmpi eq, %id, %c0 : index
+  %y = scf.if %first -> tensor<2xf32> {
+    %a = ovl.all_reduce %x on @ring axes [0] : tensor<2xf32>
+    scf.yield %a : tensor<2xf32>
+  } else {
+    scf.yield %x : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+//--- stuck.mlir
+/// Device 1 never leaves its loop; device 0 gives up after the timeout.
+// STUCK: ovlrt: error: device 0: ovl.all_reduce at {{.*}}stuck.mlir:[[#@LINE+21]]:8: timed out after 1 s waiting for device 1 (group index 1) to reach call #0 on the group of axes [0] of grid 2
+shard.grid @ring(shape = 2)
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %id = ovl.partition_id on @ring axes [0] : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // Device 0 leaves the loop at once; device 1 never does.
+  %n = scf.while (%i = %id) : (index) -> index {
+    %go = arith.cmpi ne, %i, %c0 : index
+    scf.condition(%go) %i : index
+  } do {
+  ^bb0(%i: index):
+    %next = arith.addi %i, %c1 : index
+    %wrapped = arith.andi %next, %c1 : index
+    %one = arith.ori %wrapped, %c1 : index
+    scf.yield %one : index
+  }
+  %v = arith.index_cast %n : index to i64
+  %f = arith.sitofp %v : i64 to f32
+  %s = tensor.splat %f : tensor<2xf32>
+  %y = arith.addf %x, %s : tensor<2xf32>
+  %a = ovl.all_reduce %y on @ring axes [0] : tensor<2xf32>
+  return %a : tensor<2xf32>
+}
