@@ -7,12 +7,17 @@ build=${1:-$root/build}
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh" "$build" >/dev/null
 opt="$build/bin/overlap-opt"
+run="$build/bin/overlap-run"
 
-for example in mlp_1d mlp_2d; do
-  echo "=== examples/$example.mlir: parsed, verified, canonicalized ==="
-  "$opt" "$root/examples/$example.mlir" --canonicalize --cse
-done
+echo "=== 1. The figure 2 MLP as the program of one device of a 4-device ring ==="
+"$opt" "$root/examples/mlp_1d.mlir" --canonicalize --cse
 
-echo "=== a broken program gets a located diagnostic ==="
+echo "=== 2. A broken program gets a located diagnostic ==="
 sed 's/tensor<32x64xf32>/tensor<32x48xf32>/' "$root/examples/mlp_1d.mlir" |
   "$opt" - 2>&1 >/dev/null | head -n 2 || true
+
+echo "=== 3. Run on the CPU runtime (one thread per device), checked against a reference ==="
+for example in mlp_1d mlp_2d; do
+  "$run" "$root/examples/$example.mlir" \
+    --reference "$root/examples/${example}_reference.mlir" --repeat 5
+done
