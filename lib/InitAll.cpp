@@ -5,6 +5,7 @@
 #include "OverlapDialect/Conversion/Passes.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlDialect.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/BufferizableOpInterfaceImpl.h"
+#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 #include "OverlapDialect/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -54,5 +55,6 @@ void overlap::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void overlap::registerAllPasses() {
   mlir::ovl::registerOverlapConversionPasses();
+  mlir::ovl::registerOvlTransformsPasses();
   registerOvlToLLVMPipeline();
 }

@@ -2,6 +2,7 @@
 # lit configuration of the overlap test suite.
 
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -9,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "OVERLAP"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.overlap_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
@@ -25,3 +26,27 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
 tools = ["overlap-opt", "overlap-run", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The MPI transport (Runtime/mpi, `REQUIRES: mpi`): overlap-run under mpirun
+# needs the plugin, built when CMake found an MPI, and that MPI's mpiexec.
+# %mpirun starts it behind a timeout, so that a hang fails one test instead
+# of stalling the suite.
+if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
+        and config.mpiexec and os.path.exists(config.mpiexec)):
+    mpirun = [config.mpiexec]
+    version = subprocess.run([config.mpiexec, "--version"],
+                             capture_output=True, text=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        # Tests start more ranks than there are cores, and Open MPI refuses
+        # to run as root (as in containers) without these variables.
+        mpirun.append("--oversubscribe")
+        config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.available_features.add("mpi")
+    config.substitutions.append(("%mpirun", "timeout 60 " + " ".join(mpirun)))
+
+# Python-driven tests (the decomposition matrix) run with lit's interpreter,
+# Debian's python3.
+import sys
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%overlap_tools_dir", config.overlap_tools_dir))

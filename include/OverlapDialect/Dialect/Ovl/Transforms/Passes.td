@@ -1,0 +1,97 @@
+//===- Passes.td - Transformations of ovl programs ---------*- tablegen -*-===//
+//
+// The passes of the paper: decomposing collective+einsum pairs into ring
+// loops and making their permutes asynchronous.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD
+#define OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def OvlDecomposeCollectiveEinsumPass
+    : Pass<"ovl-decompose-collective-einsum", "::mlir::func::FuncOp"> {
+  let summary = "Decompose AllGather-Einsum and Einsum-ReduceScatter into "
+                "ring loops (Looped CollectiveEinsum)";
+  let description = [{
+    Rewrites each `ovl.all_gather` whose result feeds `ovl.einsum`s, and
+    each `ovl.einsum` whose result feeds an `ovl.reduce_scatter`, into a
+    loop over the N devices of the collective's group that computes one
+    partial einsum per shard while `ovl.collective_permute` ring steps
+    bring the next shard (AllGather) or carry the partial sums on
+    (ReduceScatter). This is the Looped CollectiveEinsum of the paper's
+    section 5.1; `ovl-async-collectives` then makes the permutes
+    asynchronous.
+
+    AllGather cases, by the role of the gathered dimension's letter in the
+    einsum: **case 1** free in the gathered operand (partial results are
+    inserted with `tensor.insert_slice`), **case 2** contracting (the other
+    operand is sliced with `tensor.extract_slice`, partial results are
+    accumulated through the einsum's `acc` operand), **case 3** batch (the
+    other operand is sliced along the batch dim, results inserted along it).
+    A letter summed inside the gathered operand alone is accumulated like
+    case 2 without slicing. The gathered operand may be either einsum
+    input, the gathered dim any dim, the group any set of mesh axes; an
+    all_gather feeding several einsums (Q, K and V projections) gets one
+    loop that feeds all of them.
+
+    ReduceScatter: the scattered output dim's letter must be free in one
+    operand (that operand is sliced) or batch (both are sliced); the
+    partial sum travels the ring and each step adds the partial einsum of
+    the shard it will end on, so that device `id` ends with shard `id`.
+
+    The ring pairs are `{0 -> N-1, 1 -> 0, ..., N-1 -> N-2}`: data moves to
+    the left neighbour. The last AllGather step issues no permute.
+
+    Options: `unroll=2` puts two ring steps in each loop iteration (double
+    buffering for AllGather; two interleaved accumulation chains with a
+    one-hop epilogue for ReduceScatter, figure 8); `bidirectional=true`
+    sends half the shards each way round the ring (figures 9 and 10) and
+    computes the two directions' partial einsums as one einsum on
+    concatenated operands; `min-bytes` leaves collectives moving fewer bytes
+    alone. A collective with the `ovl.no_decompose` unit attribute is left
+    alone. `remarks=true` emits a remark for every rewrite and every pair
+    left as it is, saying why.
+
+    ```mlir
+    %w = ovl.all_gather %w_shard on @ring axes [0] dim 1
+        : tensor<32x16xf32> -> tensor<32x64xf32>
+    %y = ovl.einsum "bf,fh->bh" %x, %w
+        : tensor<4x32xf32>, tensor<32x64xf32> -> tensor<4x64xf32>
+    // becomes, for the 4 devices of @ring:
+    %id = ovl.partition_id on @ring axes [0] : index
+    %r:2 = scf.for %k = %c0 to %c3 step %c1
+        iter_args(%shard = %w_shard, %y0 = %empty) -> (...) {
+      %next = ovl.collective_permute %shard on @ring axes [0]
+          pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<32x16xf32>
+      %j = ((%id + %k) mod 4) * 16
+      %part = ovl.einsum "bf,fh->bh" %x, %shard : ... -> tensor<4x16xf32>
+      %y1 = tensor.insert_slice %part into %y0[0, %j] [4, 16] [1, 1]
+      scf.yield %next, %y1 : ...
+    }
+    // ... and the last step, without a permute.
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"unroll", "unroll", "unsigned", /*default=*/"1",
+           "Ring steps per loop iteration: 1 or 2">,
+    Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
+           "Send half of the shards each way round the ring">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
+           "Leave collectives that move fewer bytes per device alone">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each rewrite and each pair left alone">,
+  ];
+  let statistics = [
+    Statistic<"numAllGathers", "all-gathers", "AllGather-Einsum pairs rewritten">,
+    Statistic<"numReduceScatters", "reduce-scatters",
+              "Einsum-ReduceScatter pairs rewritten">,
+  ];
+}
+
+#endif // OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,285 @@
+//===- LoopedEinsumReduceScatter.cpp - Einsum-ReduceScatter as a ring loop ===//
+//
+// Rewrites an ovl.einsum feeding an ovl.reduce_scatter into a loop in which
+// partial sums travel round the ring: each round a device adds, with the
+// einsum's accumulator operand, the partial einsum of the shard a partial
+// sum is destined for, then passes it on, so that device `id` ends holding
+// shard `id` (the paper's figures 5 and 7). With unroll=2 two interleaved
+// chains hop two devices at a time, so one chain's transfer overlaps the
+// other chain's einsum, and a one-hop epilogue brings the second chain home
+// (figure 8). Bidirectionally chains travel both ways and the owner adds its
+// own contribution last (figure 10).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+
+#include "RingLoop.h"
+
+#include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::ovl;
+
+namespace {
+
+/// Where the scattered letter sits in the einsum.
+struct ScatterLayout {
+  EinsumOp einsum;
+  /// Position of the letter in each input; at least one has it.
+  std::optional<unsigned> inputDims[2];
+};
+
+FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
+  auto einsum = scatter.getInput().getDefiningOp<EinsumOp>();
+  if (!einsum) {
+    why = "its input does not come from an einsum";
+    return failure();
+  }
+  if (einsum->getBlock() != scatter->getBlock()) {
+    why = "the einsum is in another block";
+    return failure();
+  }
+  if (!einsum.getResult().hasOneUse()) {
+    why = "the einsum's result has other users";
+    return failure();
+  }
+  if (einsum.getInputs().size() != 2) {
+    why = "the einsum does not have two inputs";
+    return failure();
+  }
+  if (einsum.getAcc()) {
+    why = "the einsum has an accumulator operand";
+    return failure();
+  }
+  if (llvm::any_of(einsum->getOperandTypes(), [](Type type) {
+        return !cast<RankedTensorType>(type).hasStaticShape();
+      })) {
+    why = "the einsum has dynamic shapes";
+    return failure();
+  }
+  EinsumEquation equation = einsum.getParsedEquation();
+  char letter = equation.getOutput()[scatter.getScatterDim()];
+  ScatterLayout layout;
+  layout.einsum = einsum;
+  for (unsigned i = 0; i < 2; ++i)
+    layout.inputDims[i] = equation.findInInput(i, letter);
+  return layout;
+}
+
+/// Partial sums for the shards of `targets` computed together: the einsum
+/// on the operands' slices of those shards (concatenated) accumulated into
+/// the chains' partial sums (concatenated), then split back.
+SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
+                              const ScatterLayout &layout, unsigned scatterDim,
+                              int64_t shardSize, ArrayRef<Value> targets,
+                              ArrayRef<Value> sums) {
+  EinsumOp einsum = layout.einsum;
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < 2; ++i) {
+    Value input = einsum.getInputs()[i];
+    if (!layout.inputDims[i]) {
+      inputs.push_back(input);
+      continue;
+    }
+    SmallVector<Value> slices;
+    for (Value offset : targets)
+      slices.push_back(extractAlong(builder, loc, input, *layout.inputDims[i],
+                                    offset, shardSize));
+    inputs.push_back(concatAlong(builder, loc, slices, *layout.inputDims[i]));
+  }
+  Value acc = concatAlong(builder, loc, sums, scatterDim);
+  Value result = EinsumOp::create(builder, loc, einsum.getEquation(), inputs,
+                                  acc.getType(), acc);
+  if (sums.size() == 1)
+    return {result};
+  SmallVector<Value> split;
+  for (unsigned i = 0; i < sums.size(); ++i)
+    split.push_back(extractAlong(builder, loc, result, scatterDim,
+                                 builder.getIndexAttr(i * shardSize),
+                                 shardSize));
+  return split;
+}
+
+/// A chain that adds contributions from devices at distances from the
+/// owner given by `first`, `first - step`, ..., down to `last` (all on the
+/// side `direction` points to: +1 the devices above the owner, whose sums
+/// move to lower indices), and then hops `last` further to the owner.
+RingChain makeChain(int64_t first, int64_t last, int64_t step,
+                    int64_t direction, int64_t numRounds) {
+  // In round r the chain is `distance(r) = last + step * (numRounds-1-r)`
+  // from its owner: device i holds the sum for shard i - direction *
+  // distance(r).
+  RingChain chain;
+  int64_t rounds = (first - last) / step + 1;
+  chain.firstRound = numRounds - rounds;
+  chain.lastRound = numRounds - 1;
+  chain.firstMove = chain.firstRound;
+  chain.perRound = direction * step;
+  chain.base = -direction * (last + step * (numRounds - 1));
+  chain.shift = direction * step;
+  chain.finalShift = direction * last;
+  return chain;
+}
+
+/// The plan: chains covering every distance 1..N-1 (and 0 unless the owner
+/// adds its own contribution in the epilogue).
+struct ScatterPlan {
+  RingPlan ring;
+  /// The owner computes its own shard's contribution after the loop.
+  bool ownShardLast = false;
+};
+
+ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
+  ScatterPlan plan;
+  RingPlan &ring = plan.ring;
+  int64_t step = options.unroll;
+  // Distances each direction covers, excluding 0.
+  int64_t up = groupSize - 1, down = 0;
+  if (options.bidirectional && groupSize > 2) {
+    down = (groupSize - 1) / 2;
+    up = groupSize - 1 - down;
+  }
+  plan.ownShardLast = options.bidirectional && groupSize > 2;
+  // A unidirectional chain with step 1 ends on its owner (distance 0).
+  int64_t lowest = plan.ownShardLast ? 1 : 0;
+  int64_t maxRounds = 0;
+  struct Range {
+    int64_t first, last, direction;
+  };
+  SmallVector<Range> ranges;
+  for (auto [extent, direction] : {std::pair{up, int64_t(1)},
+                                   std::pair{down, int64_t(-1)}}) {
+    for (int64_t phase = 0; phase < step; ++phase) {
+      int64_t last = lowest + phase;
+      if (last > extent || (last == 0 && direction < 0))
+        continue;
+      int64_t first = last + (extent - last) / step * step;
+      ranges.push_back({first, last, direction});
+      maxRounds = std::max(maxRounds, (first - last) / step + 1);
+    }
+  }
+  for (const Range &range : ranges)
+    ring.chains.push_back(makeChain(range.first, range.last, step,
+                                    range.direction, maxRounds));
+  ring.numRounds = maxRounds;
+  // Chains of the same phase travel both ways and are computed together;
+  // chains of different phases are the interleaved ones.
+  for (int64_t phase = 0; phase < step; ++phase) {
+    SmallVector<unsigned> group;
+    for (auto [c, range] : llvm::enumerate(ranges))
+      if ((range.last - lowest) == phase)
+        group.push_back(c);
+    if (!group.empty())
+      ring.groups.push_back(group);
+  }
+  return plan;
+}
+
+Value addTensors(OpBuilder &builder, Location loc, Value a, Value b) {
+  if (isa<FloatType>(cast<RankedTensorType>(a.getType()).getElementType()))
+    return arith::AddFOp::create(builder, loc, a, b);
+  return arith::AddIOp::create(builder, loc, a, b);
+}
+
+} // namespace
+
+std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
+  if (scatter->hasAttr("ovl.no_decompose"))
+    return "the collective has the ovl.no_decompose attribute";
+  SymbolTableCollection symbols;
+  std::optional<int64_t> groupSize =
+      cast<CollectiveOpInterface>(scatter.getOperation()).getGroupSize(symbols);
+  if (!groupSize || ShapedType::isDynamic(*groupSize))
+    return "the group size is not static";
+  if (*groupSize < 2)
+    return "the group has a single device";
+  if (scatter.getReduction() != ReductionKind::Sum)
+    return "it reduces with " +
+           stringifyReductionKind(scatter.getReduction()).str() +
+           ", not sum";
+  std::string why;
+  if (failed(analyze(scatter, why)))
+    return why;
+  return "";
+}
+
+LogicalResult mlir::ovl::decomposeEinsumReduceScatter(
+    RewriterBase &rewriter, ReduceScatterOp scatter,
+    const DecomposeOptions &options) {
+  if (!whyNotDecomposable(scatter).empty())
+    return failure();
+  std::string why;
+  ScatterLayout layout = *analyze(scatter, why);
+  SymbolTableCollection symbols;
+  int64_t groupSize = *cast<CollectiveOpInterface>(scatter.getOperation())
+                           .getGroupSize(symbols);
+  unsigned scatterDim = scatter.getScatterDim();
+  auto resultType = cast<RankedTensorType>(scatter.getResult().getType());
+  int64_t shardSize = resultType.getDimSize(scatterDim);
+  Location loc = scatter.getLoc();
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(scatter);
+  RingBuilder ring(rewriter, loc, scatter.getGridAttr(),
+                   scatter.getGridAxesAttr(), groupSize);
+  ScatterPlan plan = buildPlan(groupSize, options);
+
+  Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                        resultType.getElementType());
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, resultType.getElementType(),
+      rewriter.getZeroAttr(resultType.getElementType()));
+  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  SmallVector<Value> state(plan.ring.chains.size(), zeros);
+
+  auto emitRound = [&](OpBuilder &builder, Value round, int64_t rep,
+                       ValueRange current) {
+    SmallVector<Value> next(current.begin(), current.end());
+    for (ArrayRef<unsigned> group : plan.ring.groups) {
+      SmallVector<unsigned> active;
+      SmallVector<Value> targets, sums;
+      for (unsigned c : group) {
+        const RingChain &chain = plan.ring.chains[c];
+        if (!chain.computesIn(rep))
+          continue;
+        active.push_back(c);
+        targets.push_back(ring.shardOffset(builder, chain.base,
+                                           chain.perRound, round, shardSize));
+        sums.push_back(next[c]);
+      }
+      if (active.empty())
+        continue;
+      SmallVector<Value> updated = accumulate(
+          builder, loc, layout, scatterDim, shardSize, targets, sums);
+      // Each chain moves on right after its own computation.
+      for (auto [c, sum] : llvm::zip(active, updated)) {
+        int64_t shift = plan.ring.chains[c].moveAfter(rep);
+        next[c] = shift ? ring.permute(builder, sum, shift) : sum;
+      }
+    }
+    return next;
+  };
+  SmallVector<Value> sums = emitRingRounds(rewriter, loc, plan.ring,
+                                           options.unroll, state, emitRound);
+
+  Value total = sums.front();
+  for (Value sum : ArrayRef(sums).drop_front())
+    total = addTensors(rewriter, loc, total, sum);
+  if (plan.ownShardLast) {
+    Value own = ring.shardOffset(
+        rewriter, 0, 0, arith::ConstantIndexOp::create(rewriter, loc, 0),
+        shardSize);
+    total = accumulate(rewriter, loc, layout, scatterDim, shardSize, {own},
+                       {total})
+                .front();
+  }
+  rewriter.replaceOp(scatter, total);
+  rewriter.eraseOp(layout.einsum);
+  return success();
+}

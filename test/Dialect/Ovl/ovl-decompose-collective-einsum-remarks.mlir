@@ -1,0 +1,127 @@
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true min-bytes=64}))"
+
+// With remarks=true the pass says what it did to every candidate, and why
+// it left a pair alone: users of peer systems most miss being told that
+// overlap did not happen.
+
+shard.grid @ring(shape = 4)
+
+func.func @rewritten(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x16xf32> {
+  // expected-remark @+1 {{decomposed into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional)}}
+  %g = ovl.all_gather %w on @ring axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @not_only_einsums(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> (tensor<2x16xf32>, tensor<8x16xf32>) {
+  // expected-remark @+1 {{not decomposed: it also feeds 'func.return', not only einsums}}
+  %g = ovl.all_gather %w on @ring axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
+  return %y, %g : tensor<2x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @opted_out(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x16xf32> {
+  // expected-remark @+1 {{not decomposed: the collective has the ovl.no_decompose attribute}}
+  %g = ovl.all_gather %w on @ring axes [0] dim 1 {ovl.no_decompose} : tensor<8x4xf32> -> tensor<8x16xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @too_small(%x: tensor<2x8xf32>, %w: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-remark @+1 {{not decomposed: it moves 48 bytes per device, below min-bytes=64}}
+  %g = ovl.all_gather %w on @ring axes [0] dim 0 : tensor<2x2xf32> -> tensor<8x2xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x2xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 1x4)
+
+func.func @single_device(%x: tensor<2x8xf32>, %w: tensor<8x16xf32>) -> tensor<2x16xf32> {
+  // expected-remark @+1 {{not decomposed: the group has a single device}}
+  %g = ovl.all_gather %w on @grid axes [0] dim 1 : tensor<8x16xf32> -> tensor<8x16xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
+  return %y : tensor<2x16xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2x4)
+
+/// Figure 3's first layer: both inputs are gathered; the one moving more
+/// bytes is decomposed, the other stays a blocking gather.
+func.func @two_gathers(%x: tensor<4x16xf32>, %w: tensor<8x32xf32>) -> tensor<4x32xf32> {
+  // expected-remark @+1 {{not decomposed: another gathered input of the same einsum moves more bytes and is decomposed instead}}
+  %xg = ovl.all_gather %x on @grid axes [0] dim 1 : tensor<4x16xf32> -> tensor<4x32xf32>
+  // expected-remark @+1 {{decomposed into a ring loop (case 2, gathered dim contracting (rhs), unroll 1, unidirectional)}}
+  %wg = ovl.all_gather %w on @grid axes [1] dim 0 : tensor<8x32xf32> -> tensor<32x32xf32>
+  %y = ovl.einsum "bf,fh->bh" %xg, %wg : tensor<4x32xf32>, tensor<32x32xf32> -> tensor<4x32xf32>
+  return %y : tensor<4x32xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_max(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> tensor<3x2xf32> {
+  %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: it reduces with max, not sum}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 reduce max : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_with_acc(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>, %c: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  %y = ovl.einsum "bf,fh->bh" %x, %w acc %c : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: the einsum has an accumulator operand}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_of_argument(%y: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  // expected-remark @+1 {{not decomposed: its input does not come from an einsum}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_shared_einsum(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> (tensor<3x2xf32>, tensor<3x8xf32>) {
+  %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: the einsum's result has other users}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r, %y : tensor<3x2xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_rewritten(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> tensor<3x2xf32> {
+  %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  // expected-remark @+1 {{decomposed into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional)}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
