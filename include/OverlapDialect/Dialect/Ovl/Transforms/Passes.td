@@ -94,4 +94,46 @@ def OvlDecomposeCollectiveEinsumPass
   ];
 }
 
+def OvlAsyncCollectivesPass
+    : Pass<"ovl-async-collectives", "::mlir::func::FuncOp"> {
+  let summary = "Turn blocking permutes into start/done pairs around the "
+                "work they can overlap";
+  let description = [{
+    Replaces each `ovl.collective_permute` with an
+    `ovl.collective_permute_start` at its place and an
+    `ovl.collective_permute_done` right before the first use of its result,
+    so that whatever the program does in between (in a decomposed loop, the
+    partial einsum of the same step) runs while the data moves (the paper's
+    section 5.2; `ovl-schedule` later reorders for more overlap).
+
+    The start needs a destination buffer. A permute whose input came from
+    another permute of the same block (directly, or through the
+    accumulator of an einsum) receives into that permute's send buffer,
+    which is free once the earlier transfer is done. The first permute of
+    such a chain receives into a spare buffer: in an `scf.for`, a new
+    iteration argument that the loop yields back as the chain's last send
+    buffer, so that a loop with two steps per iteration bufferizes with no
+    allocation or copy; elsewhere a `tensor.empty`.
+
+    ```mlir
+    %next = ovl.collective_permute %shard on @ring axes [0]
+        pairs [0 -> 1, 1 -> 0] : tensor<4x8xf32>
+    %part = ovl.einsum "bf,fh->bh" %x, %shard : ...
+    %use = ovl.einsum "bf,fh->bh" %x, %next : ...
+    // becomes
+    %pending, %token = ovl.collective_permute_start %shard into %spare
+        on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4x8xf32>
+    %part = ovl.einsum "bf,fh->bh" %x, %shard : ...
+    %next = ovl.collective_permute_done %token keep(%shard) into %pending
+        : tensor<4x8xf32>
+    %use = ovl.einsum "bf,fh->bh" %x, %next : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numPermutes", "permutes", "Permutes made asynchronous">,
+  ];
+}
+
 #endif // OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,156 @@
+//===- AsyncCollectives.cpp - Blocking permutes to start/done pairs -------===//
+//
+// Splits each ovl.collective_permute into a start at its place and a done
+// before the first use of its result, and picks each start's destination so
+// that the ring loops of the decomposition double-buffer: the permutes of
+// one chain (a permute whose input comes from the previous one, directly or
+// through an einsum's accumulator) take turns between two buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
+
+#include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#define DEBUG_TYPE "ovl-async-collectives"
+
+namespace mlir::ovl {
+#define GEN_PASS_DEF_OVLASYNCCOLLECTIVESPASS
+#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h.inc"
+} // namespace mlir::ovl
+
+using namespace mlir;
+using namespace mlir::ovl;
+
+namespace {
+
+/// The permute of the same block whose received data `value` is, directly
+/// or as the in-place accumulator of einsums: its send buffer is free for
+/// the next transfer of the chain.
+CollectivePermuteOp findChainPredecessor(Value value, Block *block) {
+  while (Operation *producer = value.getDefiningOp()) {
+    if (producer->getBlock() != block)
+      return nullptr;
+    if (auto permute = dyn_cast<CollectivePermuteOp>(producer))
+      return permute;
+    auto einsum = dyn_cast<EinsumOp>(producer);
+    if (!einsum || !einsum.getAcc())
+      return nullptr;
+    value = einsum.getAcc();
+  }
+  return nullptr;
+}
+
+/// The op of `block` that contains `op` (or is it).
+Operation *getAncestorIn(Block *block, Operation *op) {
+  while (op && op->getBlock() != block)
+    op = op->getParentOp();
+  return op;
+}
+
+struct OvlAsyncCollectivesPass
+    : public ovl::impl::OvlAsyncCollectivesPassBase<OvlAsyncCollectivesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<CollectivePermuteOp> permutes;
+    getOperation().walk(
+        [&](CollectivePermuteOp permute) { permutes.push_back(permute); });
+
+    // Chains, found before anything changes.
+    llvm::DenseMap<Operation *, CollectivePermuteOp> predecessor;
+    llvm::DenseMap<Operation *, CollectivePermuteOp> successor;
+    for (CollectivePermuteOp permute : permutes) {
+      if (CollectivePermuteOp pred = findChainPredecessor(
+              permute.getInput(), permute->getBlock())) {
+        predecessor[permute] = pred;
+        successor[pred] = permute;
+      }
+    }
+
+    IRRewriter rewriter(&getContext());
+    // Chain starts inside loops receive into a new iteration argument that
+    // the loop yields back as the chain's last send buffer.
+    llvm::DenseMap<Operation *, Value> spareOf;
+    llvm::MapVector<scf::ForOp, SmallVector<CollectivePermuteOp>> loopStarts;
+    for (CollectivePermuteOp permute : permutes)
+      if (!predecessor.count(permute))
+        if (auto loop = dyn_cast<scf::ForOp>(permute->getParentOp()))
+          loopStarts[loop].push_back(permute);
+    for (auto &[loop, starts] : loopStarts) {
+      rewriter.setInsertionPoint(loop);
+      SmallVector<Value> inits;
+      for (CollectivePermuteOp start : starts) {
+        auto type = cast<RankedTensorType>(start.getInput().getType());
+        inits.push_back(tensor::EmptyOp::create(rewriter, loop.getLoc(),
+                                                type.getShape(),
+                                                type.getElementType()));
+      }
+      SmallVector<CollectivePermuteOp> chainStarts = starts;
+      auto lastSendBuffers = [&](OpBuilder &, Location,
+                                 ArrayRef<BlockArgument>) {
+        SmallVector<Value> yields;
+        for (CollectivePermuteOp link : chainStarts) {
+          while (successor.count(link))
+            link = successor.lookup(link);
+          yields.push_back(link.getInput());
+        }
+        return yields;
+      };
+      auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+          rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+          lastSendBuffers));
+      ArrayRef<BlockArgument> spares =
+          newLoop.getRegionIterArgs().take_back(starts.size());
+      for (auto [start, spare] : llvm::zip(starts, spares))
+        spareOf[start] = spare;
+    }
+
+    // Permutes are converted in program order, so a chain predecessor has
+    // become a start by the time its successor needs its send buffer.
+    llvm::DenseMap<Operation *, CollectivePermuteStartOp> startOf;
+    for (CollectivePermuteOp permute : permutes) {
+      Location loc = permute.getLoc();
+      rewriter.setInsertionPoint(permute);
+      Value dest;
+      if (CollectivePermuteOp pred = predecessor.lookup(permute))
+        dest = startOf.lookup(pred).getInput();
+      else if (Value spare = spareOf.lookup(permute))
+        dest = spare;
+      else {
+        auto type = cast<RankedTensorType>(permute.getInput().getType());
+        dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                       type.getElementType());
+      }
+      auto start = CollectivePermuteStartOp::create(
+          rewriter, loc, permute.getInput(), dest, permute.getGridAttr(),
+          permute.getGridAxesAttr(), permute.getPairsAttr());
+      startOf[permute] = start;
+
+      // The done goes right before the first use of the result, so that
+      // everything in between overlaps the transfer.
+      Block *block = permute->getBlock();
+      Operation *firstUse = nullptr;
+      for (Operation *user : permute.getResult().getUsers()) {
+        Operation *ancestor = getAncestorIn(block, user);
+        if (!firstUse || ancestor->isBeforeInBlock(firstUse))
+          firstUse = ancestor;
+      }
+      if (firstUse)
+        rewriter.setInsertionPoint(firstUse);
+      else
+        rewriter.setInsertionPointAfter(start);
+      auto done = CollectivePermuteDoneOp::create(
+          rewriter, loc, permute.getResult().getType(), start.getToken(),
+          permute.getInput(), start.getPending());
+      rewriter.replaceOp(permute, done.getResult());
+      ++numPermutes;
+    }
+  }
+};
+} // namespace
