@@ -10,6 +10,8 @@ packages=(
   clang-22 lld-22 cmake ninja-build
   # Unit tests.
   libgtest-dev
+  # The MPI transport of overlap-run (optional: built when MPI is found).
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

@@ -1,12 +1,15 @@
 //===- overlap-run.cpp - Run ovl programs on the CPU runtime --------------===//
 //
 // JIT-compiles an ovl program and runs its entry function on every device of
-// its grid, as threads of this process. With --reference it runs a second
-// program on the same inputs and compares every output on every device:
-// the equivalence oracle for transformations.
+// its grid, as threads of this process or, with --transport mpi under
+// mpirun, as one MPI rank per device (the rank is the device). With
+// --reference it runs a second program on the same inputs and compares
+// every output on every device: the equivalence oracle for transformations.
+// Under MPI, rank 0 gathers the outputs, compares, saves and prints.
 //
-// Exit status: 0 when the run succeeded (and the outputs match the
-// reference), 1 when they do not match, 2 on any other error.
+// Exit status (of every rank): 0 when the run succeeded (and the outputs
+// match the reference), 1 when they do not match, 2 on any other error;
+// the runtime's fatal errors end the run with 70.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 #include "OverlapDialect/Runner/Compare.h"
 #include "OverlapDialect/Runner/Inputs.h"
 #include "OverlapDialect/Runner/Launch.h"
+#include "OverlapDialect/Runner/LaunchMpi.h"
 #include "OverlapDialect/Runner/Program.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -57,18 +61,22 @@ static cl::opt<uint64_t> seed("seed", cl::init(0),
                               cl::cat(category));
 static cl::opt<std::string> inputDir(
     "inputs",
-    cl::desc("Read inputs from DIR/device<d>_input<i>.npy instead of --seed"),
+    cl::desc("Read inputs from DIR/device<d>_input<i>.npy instead of --seed "
+             "(with mpi, each rank reads its own)"),
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> saveOutputs(
-    "save-outputs", cl::desc("Write DIR/device<d>_output<i>.npy"),
+    "save-outputs",
+    cl::desc("Write DIR/device<d>_output<i>.npy (with mpi, rank 0 writes)"),
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string>
     transport("transport", cl::init("threads"),
-              cl::desc("How devices communicate: threads (one process)"),
+              cl::desc("How devices communicate: threads (one process) "
+                       "or mpi (one rank per device, under mpirun)"),
               cl::cat(category));
 static cl::opt<double> linkBandwidth(
     "link-bandwidth", cl::init(0),
-    cl::desc("Emulated link bandwidth in GB/s per transfer (0: off)"),
+    cl::desc("Emulated link bandwidth in GB/s per transfer (0: off; "
+             "threads only)"),
     cl::cat(category));
 static cl::opt<double>
     linkLatency("link-latency", cl::init(0),
@@ -103,43 +111,96 @@ static cl::opt<unsigned> optLevel("O", cl::init(3), cl::Prefix,
   std::exit(2);
 }
 
-static std::unique_ptr<Program> compileFile(mlir::MLIRContext &context,
-                                            StringRef path, StringRef entry) {
+static Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message);
+}
+
+static Expected<std::unique_ptr<Program>>
+compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   auto file = MemoryBuffer::getFileOrSTDIN(path);
   if (!file)
-    fatal("cannot read " + path + ": " + file.getError().message());
+    return makeError("cannot read " + path + ": " + file.getError().message());
   sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
-    fatal("cannot parse " + path);
+    return makeError("cannot parse " + path);
   CompileOptions options;
   options.entry = entry.str();
   options.optLevel = optLevel;
   auto program = Program::compile(*module, options);
   if (!program)
-    fatal(path + ": " + toString(program.takeError()));
+    return makeError(path + ": " + toString(program.takeError()));
   return std::move(*program);
 }
 
-static DeviceTensors loadInputs(const Program &program) {
-  if (inputDir.empty())
-    return makeRandomInputs(program.getInputTypes(), program.getNumDevices(),
-                            seed);
-  DeviceTensors inputs(program.getNumDevices());
-  for (int64_t device = 0; device < program.getNumDevices(); ++device) {
+/// The inputs of devices [first, first + count).
+static Expected<DeviceTensors> loadInputs(const Program &program, int64_t first,
+                                          int64_t count) {
+  DeviceTensors inputs;
+  if (inputDir.empty()) {
+    DeviceTensors all = makeRandomInputs(program.getInputTypes(),
+                                         program.getNumDevices(), seed);
+    std::move(all.begin() + first, all.begin() + first + count,
+              std::back_inserter(inputs));
+    return inputs;
+  }
+  for (int64_t device = first; device < first + count; ++device) {
+    std::vector<HostTensor> &tensors = inputs.emplace_back();
     for (auto [i, type] : llvm::enumerate(program.getInputTypes())) {
       SmallString<128> path(inputDir);
       sys::path::append(path, formatv("device{0}_input{1}.npy", device, i));
       auto tensor = readNpy(path, type);
       if (!tensor)
-        fatal(toString(tensor.takeError()));
-      inputs[device].push_back(std::move(*tensor));
+        return tensor.takeError();
+      tensors.push_back(std::move(*tensor));
     }
   }
   return inputs;
+}
+
+/// What a run needs: the programs and the inputs of the devices this
+/// process runs (all of them with threads, its rank's with MPI).
+struct Setup {
+  std::unique_ptr<Program> program, reference;
+  DeviceTensors inputs;
+};
+
+static Expected<Setup> prepare(mlir::MLIRContext &context,
+                               const MpiSession *mpi) {
+  Setup setup;
+  auto program = compileFile(context, inputFile, entryName);
+  if (!program)
+    return program.takeError();
+  setup.program = std::move(*program);
+  int64_t numDevices = setup.program->getNumDevices();
+  if (!referenceFile.empty()) {
+    auto reference =
+        compileFile(context, referenceFile,
+                    referenceEntry.empty() ? entryName : referenceEntry);
+    if (!reference)
+      return reference.takeError();
+    setup.reference = std::move(*reference);
+    if (setup.reference->getNumDevices() != numDevices)
+      return makeError(
+          formatv("the program runs on {0} devices but the reference on {1}",
+                  numDevices, setup.reference->getNumDevices()));
+    if (setup.reference->getInputTypes() != setup.program->getInputTypes())
+      return makeError("the program and the reference take different inputs");
+  }
+  if (mpi && mpi->size() != numDevices)
+    return makeError(formatv("the program runs on {0} devices but the MPI "
+                             "world has {1} ranks: start one rank per device "
+                             "(mpirun -np {0})",
+                             numDevices, mpi->size()));
+  auto inputs = mpi ? loadInputs(*setup.program, mpi->rank(), 1)
+                    : loadInputs(*setup.program, 0, numDevices);
+  if (!inputs)
+    return inputs.takeError();
+  setup.inputs = std::move(*inputs);
+  return setup;
 }
 
 static void printTensor(raw_ostream &os, const HostTensor &tensor) {
@@ -157,52 +218,17 @@ static std::string formatPosition(ArrayRef<int64_t> position) {
   return "[" + text + "]";
 }
 
-int main(int argc, char **argv) {
-  InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "overlap-run: run an ovl program on the CPU runtime, one thread per "
-      "device\n");
-  if (transport != "threads")
-    fatal("unknown transport '" + transport + "'; expected threads");
-
-  mlir::DialectRegistry registry;
-  overlap::registerAllDialects(registry);
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::MLIRContext context(registry);
-
-  std::unique_ptr<Program> program = compileFile(context, inputFile, entryName);
-  std::unique_ptr<Program> reference;
-  if (!referenceFile.empty()) {
-    reference = compileFile(context, referenceFile,
-                            referenceEntry.empty() ? entryName : referenceEntry);
-    if (reference->getNumDevices() != program->getNumDevices())
-      fatal(formatv("the program runs on {0} devices but the reference on {1}",
-                    program->getNumDevices(), reference->getNumDevices()));
-    if (reference->getInputTypes() != program->getInputTypes())
-      fatal("the program and the reference take different inputs");
-  }
-
-  DeviceTensors inputs = loadInputs(*program);
-  LaunchOptions launch;
-  launch.world.timeoutSeconds = timeout;
-  launch.world.linkBandwidthGBps = linkBandwidth;
-  launch.world.linkLatencyUs = linkLatency;
-  launch.repeat = repeat;
-  LaunchResult run = launchOnThreads(*program, inputs, launch);
-
+/// Compares, saves and prints the results of a run; returns the exit
+/// status.
+static int report(const Program &program, const LaunchResult &run,
+                  const LaunchResult *expected) {
   std::optional<Comparison> comparison;
-  if (reference) {
-    LaunchOptions once = launch;
-    once.repeat = 1;
-    LaunchResult expected = launchOnThreads(*reference, inputs, once);
+  if (expected) {
     std::optional<Tolerance> tolerance;
     if (relTolerance >= 0 || absTolerance >= 0)
       tolerance = Tolerance{std::max(0.0, double(relTolerance)),
                             std::max(0.0, double(absTolerance))};
-    comparison = compareOutputs(run.outputs, expected.outputs, tolerance);
+    comparison = compareOutputs(run.outputs, expected->outputs, tolerance);
   }
 
   if (!saveOutputs.empty()) {
@@ -210,8 +236,11 @@ int main(int argc, char **argv) {
       for (auto [i, tensor] : llvm::enumerate(outputs)) {
         SmallString<128> path(saveOutputs);
         sys::path::append(path, formatv("device{0}_output{1}.npy", device, i));
-        if (Error error = writeNpy(path, tensor))
-          fatal(toString(std::move(error)));
+        if (Error error = writeNpy(path, tensor)) {
+          errs() << "overlap-run: error: " << toString(std::move(error))
+                 << "\n";
+          return 2;
+        }
       }
     }
   }
@@ -223,8 +252,8 @@ int main(int argc, char **argv) {
   if (emitJson) {
     json::Object result{
         {"program", inputFile},
-        {"entry", program->getEntryName()},
-        {"devices", program->getNumDevices()},
+        {"entry", program.getEntryName()},
+        {"devices", program.getNumDevices()},
         {"transport", transport},
         {"steps", static_cast<int64_t>(run.stepSeconds.size())},
         {"step_seconds_median", median},
@@ -266,7 +295,7 @@ int main(int argc, char **argv) {
     outs() << formatv("{0:2}", json::Value(std::move(result))) << "\n";
   } else {
     outs() << formatv("{0}: @{1} on {2} devices ({3})\n", inputFile,
-                      program->getEntryName(), program->getNumDevices(),
+                      program.getEntryName(), program.getNumDevices(),
                       transport);
     outs() << formatv("  step time: median {0:f3} ms, min {1:f3} ms over {2} "
                       "step(s)\n",
@@ -298,4 +327,74 @@ int main(int argc, char **argv) {
     }
   }
   return comparison && !comparison->equal ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "overlap-run: run an ovl program on the CPU runtime, one thread per "
+      "device or one MPI rank per device\n");
+  if (transport != "threads" && transport != "mpi")
+    fatal("unknown transport '" + transport + "'; expected threads or mpi");
+  std::unique_ptr<MpiSession> mpi;
+  if (transport == "mpi") {
+    // Checked before the ranks wait for each other with this timeout.
+    if (!(timeout > 0 && timeout <= 1e6))
+      fatal("the timeout must be more than 0 and at most 1e6 seconds");
+    if (linkBandwidth > 0 || linkLatency > 0)
+      fatal("link emulation (--link-bandwidth, --link-latency) needs "
+            "--transport threads");
+    auto session = MpiSession::open(argv[0]);
+    if (!session)
+      fatal(toString(session.takeError()));
+    mpi = std::move(*session);
+  }
+
+  mlir::DialectRegistry registry;
+  overlap::registerAllDialects(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::MLIRContext context(registry);
+
+  Expected<Setup> setup = prepare(context, mpi.get());
+  if (mpi) {
+    // Every rank must leave the same way, so they agree first. Ranks
+    // usually fail alike (same files): then rank 0 alone reports.
+    MpiSession::Agreement agreed = mpi->agree(bool(setup), timeout);
+    if (!agreed.everyRank) {
+      if (!setup && (mpi->isRoot() || agreed.rootRank))
+        errs() << "overlap-run: error: " << toString(setup.takeError())
+               << "\n";
+      else if (!setup)
+        consumeError(setup.takeError());
+      return mpi->finish(2, timeout);
+    }
+  } else if (!setup) {
+    fatal(toString(setup.takeError()));
+  }
+
+  LaunchOptions launch;
+  launch.world.timeoutSeconds = timeout;
+  launch.world.linkBandwidthGBps = linkBandwidth;
+  launch.world.linkLatencyUs = linkLatency;
+  launch.repeat = repeat;
+  auto runProgram = [&](const Program &program, const LaunchOptions &options) {
+    return mpi ? mpi->launch(program, setup->inputs.front(), options)
+               : launchOnThreads(program, setup->inputs, options);
+  };
+  LaunchResult run = runProgram(*setup->program, launch);
+  std::optional<LaunchResult> expected;
+  if (setup->reference) {
+    LaunchOptions once = launch;
+    once.repeat = 1;
+    expected = runProgram(*setup->reference, once);
+  }
+  if (!mpi)
+    return report(*setup->program, run, expected ? &*expected : nullptr);
+  int status = mpi->isRoot() ? report(*setup->program, run,
+                                      expected ? &*expected : nullptr)
+                             : 0;
+  return mpi->finish(status, timeout);
 }

@@ -1,0 +1,178 @@
+//===- MpiWorld.h - Process-wide state of the MPI transport -----*- C++ -*-===//
+//
+// What the MPI transport keeps per process rather than per device: MPI
+// itself, a control communicator (a duplicate of MPI_COMM_WORLD) with a
+// mailbox of the control messages received on it, and the timed wait every
+// blocking operation goes through.
+//
+// Control messages are matched by their contents, not by MPI's order: a
+// device announces its first call on a group (an "arrival", which carries
+// the call's descriptor) and the end of each program run ("ended", which
+// carries how many calls it made on each group). While waiting for
+// anything, a device drains the control communicator into the mailbox, so
+// that it learns at once when a peer it waits for has ended its program
+// without reaching the call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVLRT_MPI_MPIWORLD_H
+#define OVLRT_MPI_MPIWORLD_H
+
+#include "ovlrt/Runtime.h"
+#include "ovlrt/Transport.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <list>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ovlrt {
+namespace mpi {
+
+using Clock = std::chrono::steady_clock;
+/// A group of devices as a communicator knows it: its members' ids,
+/// ascending (naming the same axes in another order is the same group).
+using MemberSet = std::vector<int64_t>;
+
+/// A flat byte message of 64-bit integers, integer lists and strings.
+class MessageWriter {
+public:
+  void integer(int64_t value);
+  void integers(const std::vector<int64_t> &values);
+  void text(const std::string &value);
+  void descriptor(const CallDescriptor &desc);
+  std::vector<char> take() { return std::move(bytes); }
+
+private:
+  std::vector<char> bytes;
+};
+
+/// Reads what MessageWriter wrote. A short or malformed message sets
+/// failed() and yields zeros and empty values from then on.
+class MessageReader {
+public:
+  explicit MessageReader(const std::vector<char> &bytes) : bytes(bytes) {}
+  int64_t integer();
+  std::vector<int64_t> integers();
+  std::string text();
+  CallDescriptor descriptor();
+  /// Nothing was missing so far.
+  bool good() const { return !bad; }
+  /// Something was missing, or bytes are left over.
+  bool failed() const { return bad || at != bytes.size(); }
+
+private:
+  bool take(void *dst, size_t size);
+
+  const std::vector<char> &bytes;
+  size_t at = 0;
+  bool bad = false;
+};
+
+class World {
+public:
+  /// The one world of this process.
+  static World &get();
+
+  /// MPI_Init, the control communicator, error handlers. Once.
+  void initialize();
+  void finalize();
+
+  int64_t rank() const { return worldRank; }
+  int64_t size() const { return worldSize; }
+  /// How many consecutive steps of one group tags tell apart (MPI_TAG_UB
+  /// allows at least 16383). Far more calls than this are never in flight
+  /// between two devices, so tags may wrap around.
+  int64_t tagPeriod() const { return period; }
+
+  /// Ends the process if `code` is an MPI error, naming what failed.
+  void check(int code, int64_t device, const OpInfo &op,
+             const char *what) const;
+
+  /// Sends a control message; the world keeps the buffer until MPI is done
+  /// with it.
+  void sendControl(int64_t destination, int tag, std::vector<char> body);
+  /// Receives every control message that has arrived into the mailbox.
+  void drainControl();
+  /// True once every control message this process sent has left.
+  bool controlSendsDone();
+
+  /// Takes the descriptor `source` sent when it arrived at its first call
+  /// on the group `members` during launch `launch`, if it is in the mailbox.
+  std::optional<CallDescriptor> takeArrival(int64_t source, int64_t launch,
+                                            const MemberSet &members);
+  /// How a device ended a program run: the number of calls it had made on
+  /// each group it used.
+  struct Ended {
+    std::map<MemberSet, int64_t> calls;
+  };
+  /// `source`'s end of program run `programRun`, if it has ended it.
+  const Ended *endedRun(int64_t source, int64_t programRun) const;
+  /// Program runs are numbered across launches, so that an end is never
+  /// taken for one of a later run. The current run ends with endRun, which
+  /// also forgets the ends of the run.
+  int64_t currentRun() const { return run; }
+  void endRun();
+
+  /// Calls `poll` until it returns true (draining the control communicator
+  /// before each call) or `deadline` passes; returns false then. Backs off
+  /// from yielding to short sleeps, as ranks may share cores.
+  template <typename Poll>
+  bool waitUntil(Clock::time_point deadline, Poll poll) {
+    Clock::time_point spinUntil = Clock::now() + std::chrono::milliseconds(1);
+    while (true) {
+      drainControl();
+      if (poll())
+        return true;
+      Clock::time_point now = Clock::now();
+      if (now >= deadline)
+        return false;
+      pause(now < spinUntil);
+    }
+  }
+
+  /// Waits for a non-blocking operation on behalf of the host (barrier,
+  /// reduction, gather); ends the job naming `what` if it does not complete
+  /// in time.
+  void waitHost(MPI_Request &request, double timeoutSeconds, const char *what);
+
+  /// Control-message tags.
+  static constexpr int kArrivalTag = 1;
+  static constexpr int kEndedTag = 2;
+
+private:
+  World() = default;
+  static void pause(bool spinning);
+
+  int64_t worldRank = 0, worldSize = 1, period = 16383, run = 0;
+  bool initialized = false;
+  MPI_Comm control = MPI_COMM_NULL;
+
+  struct OutgoingSend {
+    std::vector<char> body;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::list<OutgoingSend> outgoing;
+  /// (source, launch, members) -> the arrival's descriptor.
+  std::map<std::tuple<int64_t, int64_t, MemberSet>, CallDescriptor> arrivals;
+  /// (source, run) -> its end.
+  std::map<std::pair<int64_t, int64_t>, Ended> ends;
+};
+
+/// "12.5" for 12.5 seconds.
+std::string formatSeconds(double seconds);
+/// Now plus `seconds`.
+Clock::time_point deadlineAfter(double seconds);
+/// The fatal handler of the MPI transport: prints the message, then aborts
+/// every rank (MPI_Abort) with exit code 70.
+FatalHandler getAbortHandler();
+
+} // namespace mpi
+} // namespace ovlrt
+
+#endif // OVLRT_MPI_MPIWORLD_H

@@ -1,0 +1,151 @@
+// RUN: split-file %s %t
+// RUN: overlap-run %t/matmul.mlir --reference %t/matmul_ref.mlir | FileCheck %s
+// RUN: overlap-run %t/odd.mlir --reference %t/odd_ref.mlir --seed 3 | FileCheck %s
+// RUN: overlap-run %t/batched.mlir --reference %t/batched_ref.mlir --seed 5 | FileCheck %s
+// RUN: overlap-run %t/acc.mlir --reference %t/acc_ref.mlir --seed 7 | FileCheck %s
+
+// f32 einsums that ovl-to-llvm tiles, packs and vectorizes (see
+// test/Conversion/ovl-to-llvm-vectorize.mlir), against references that
+// compute the same sums with scalar loops over tensor.extract and
+// tensor.insert: the contraction schedule does not match those, so the
+// reference does not go through the code it checks. Sizes cover full and
+// partial cache blocks (256) and register tiles (8 x 32), a batch dim, a
+// transposed operand and an accumulator input.
+
+// CHECK: reference {{.*}}: equal (max abs error
+
+//--- matmul.mlir
+// C[m, n] = sum_k A[m, k] B[k, n], 96 x 256 x 160.
+func.func @main(%a: tensor<96x160xf32>, %b: tensor<160x256xf32>) -> tensor<96x256xf32> {
+  %c = ovl.einsum "mk,kn->mn" %a, %b : tensor<96x160xf32>, tensor<160x256xf32> -> tensor<96x256xf32>
+  return %c : tensor<96x256xf32>
+}
+
+//--- matmul_ref.mlir
+func.func @main(%a: tensor<96x160xf32>, %b: tensor<160x256xf32>) -> tensor<96x256xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.constant 96 : index
+  %n = arith.constant 256 : index
+  %k = arith.constant 160 : index
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<96x256xf32>
+  %c = scf.for %i = %c0 to %m step %c1 iter_args(%ci = %init) -> tensor<96x256xf32> {
+    %row = scf.for %j = %c0 to %n step %c1 iter_args(%cj = %ci) -> tensor<96x256xf32> {
+      %sum = scf.for %l = %c0 to %k step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = tensor.extract %a[%i, %l] : tensor<96x160xf32>
+        %y = tensor.extract %b[%l, %j] : tensor<160x256xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        scf.yield %s : f32
+      }
+      %next = tensor.insert %sum into %cj[%i, %j] : tensor<96x256xf32>
+      scf.yield %next : tensor<96x256xf32>
+    }
+    scf.yield %row : tensor<96x256xf32>
+  }
+  return %c : tensor<96x256xf32>
+}
+
+//--- odd.mlir
+// 300 x 130 x 270: partial cache blocks in m and k, partial register tiles
+// in m and n.
+func.func @main(%a: tensor<300x270xf32>, %b: tensor<270x130xf32>) -> tensor<300x130xf32> {
+  %c = ovl.einsum "mk,kn->mn" %a, %b : tensor<300x270xf32>, tensor<270x130xf32> -> tensor<300x130xf32>
+  return %c : tensor<300x130xf32>
+}
+
+//--- odd_ref.mlir
+func.func @main(%a: tensor<300x270xf32>, %b: tensor<270x130xf32>) -> tensor<300x130xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.constant 300 : index
+  %n = arith.constant 130 : index
+  %k = arith.constant 270 : index
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<300x130xf32>
+  %c = scf.for %i = %c0 to %m step %c1 iter_args(%ci = %init) -> tensor<300x130xf32> {
+    %row = scf.for %j = %c0 to %n step %c1 iter_args(%cj = %ci) -> tensor<300x130xf32> {
+      %sum = scf.for %l = %c0 to %k step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = tensor.extract %a[%i, %l] : tensor<300x270xf32>
+        %y = tensor.extract %b[%l, %j] : tensor<270x130xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        scf.yield %s : f32
+      }
+      %next = tensor.insert %sum into %cj[%i, %j] : tensor<300x130xf32>
+      scf.yield %next : tensor<300x130xf32>
+    }
+    scf.yield %row : tensor<300x130xf32>
+  }
+  return %c : tensor<300x130xf32>
+}
+
+//--- batched.mlir
+// C[b, s, h] = sum_f A[b, s, f] B[b, h, f] (B transposed), 3 x 100 x 70 x 130.
+func.func @main(%a: tensor<3x100x130xf32>, %b: tensor<3x70x130xf32>) -> tensor<3x100x70xf32> {
+  %c = ovl.einsum "bsf,bhf->bsh" %a, %b : tensor<3x100x130xf32>, tensor<3x70x130xf32> -> tensor<3x100x70xf32>
+  return %c : tensor<3x100x70xf32>
+}
+
+//--- batched_ref.mlir
+func.func @main(%a: tensor<3x100x130xf32>, %b: tensor<3x70x130xf32>) -> tensor<3x100x70xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nb = arith.constant 3 : index
+  %m = arith.constant 100 : index
+  %n = arith.constant 70 : index
+  %k = arith.constant 130 : index
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<3x100x70xf32>
+  %c = scf.for %q = %c0 to %nb step %c1 iter_args(%cq = %init) -> tensor<3x100x70xf32> {
+    %batch = scf.for %i = %c0 to %m step %c1 iter_args(%ci = %cq) -> tensor<3x100x70xf32> {
+      %row = scf.for %j = %c0 to %n step %c1 iter_args(%cj = %ci) -> tensor<3x100x70xf32> {
+        %sum = scf.for %l = %c0 to %k step %c1 iter_args(%acc = %zero) -> f32 {
+          %x = tensor.extract %a[%q, %i, %l] : tensor<3x100x130xf32>
+          %y = tensor.extract %b[%q, %j, %l] : tensor<3x70x130xf32>
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %acc, %p : f32
+          scf.yield %s : f32
+        }
+        %next = tensor.insert %sum into %cj[%q, %i, %j] : tensor<3x100x70xf32>
+        scf.yield %next : tensor<3x100x70xf32>
+      }
+      scf.yield %row : tensor<3x100x70xf32>
+    }
+    scf.yield %batch : tensor<3x100x70xf32>
+  }
+  return %c : tensor<3x100x70xf32>
+}
+
+//--- acc.mlir
+// An accumulator input, updated in place: C = C0 + A B, 100 x 130 x 70.
+func.func @main(%a: tensor<100x70xf32>, %b: tensor<70x130xf32>, %c0: tensor<100x130xf32>) -> tensor<100x130xf32> {
+  %c = ovl.einsum "mk,kn->mn" %a, %b acc %c0 : tensor<100x70xf32>, tensor<70x130xf32> -> tensor<100x130xf32>
+  return %c : tensor<100x130xf32>
+}
+
+//--- acc_ref.mlir
+func.func @main(%a: tensor<100x70xf32>, %b: tensor<70x130xf32>, %c0: tensor<100x130xf32>) -> tensor<100x130xf32> {
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %m = arith.constant 100 : index
+  %n = arith.constant 130 : index
+  %k = arith.constant 70 : index
+  %c = scf.for %i = %i0 to %m step %i1 iter_args(%ci = %c0) -> tensor<100x130xf32> {
+    %row = scf.for %j = %i0 to %n step %i1 iter_args(%cj = %ci) -> tensor<100x130xf32> {
+      %init = tensor.extract %cj[%i, %j] : tensor<100x130xf32>
+      %sum = scf.for %l = %i0 to %k step %i1 iter_args(%acc = %init) -> f32 {
+        %x = tensor.extract %a[%i, %l] : tensor<100x70xf32>
+        %y = tensor.extract %b[%l, %j] : tensor<70x130xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        scf.yield %s : f32
+      }
+      %next = tensor.insert %sum into %cj[%i, %j] : tensor<100x130xf32>
+      scf.yield %next : tensor<100x130xf32>
+    }
+    scf.yield %row : tensor<100x130xf32>
+  }
+  return %c : tensor<100x130xf32>
+}
