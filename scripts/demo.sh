@@ -8,16 +8,29 @@ build=${1:-$root/build}
 "$root/scripts/build.sh" "$build" >/dev/null
 opt="$build/bin/overlap-opt"
 run="$build/bin/overlap-run"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
 echo "=== 1. The figure 2 MLP as the program of one device of a 4-device ring ==="
-"$opt" "$root/examples/mlp_1d.mlir" --canonicalize --cse
+cat "$root/examples/mlp_1d.mlir"
 
 echo "=== 2. A broken program gets a located diagnostic ==="
 sed 's/tensor<32x64xf32>/tensor<32x48xf32>/' "$root/examples/mlp_1d.mlir" |
   "$opt" - 2>&1 >/dev/null | head -n 2 || true
 
-echo "=== 3. Run on the CPU runtime (one thread per device), checked against a reference ==="
+echo "=== 3. Decomposed into ring loops with asynchronous permutes ==="
+pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=2 remarks=true},ovl-async-collectives,canonicalize,cse))"
+for example in mlp_1d mlp_2d; do
+  "$opt" "$root/examples/$example.mlir" --pass-pipeline="$pipeline" \
+    -o "$work/$example.overlapped.mlir" 2>&1 | grep "remark:" || true
+done
+grep -E "scf.for|collective_permute_(start|done)|ovl.einsum" \
+  "$work/mlp_1d.overlapped.mlir" | head -n 12
+
+echo "=== 4. Run on the CPU runtime (one thread per device) and compare ==="
 for example in mlp_1d mlp_2d; do
   "$run" "$root/examples/$example.mlir" \
     --reference "$root/examples/${example}_reference.mlir" --repeat 5
+  "$run" "$work/$example.overlapped.mlir" \
+    --reference "$root/examples/$example.mlir" --repeat 5
 done

@@ -64,12 +64,27 @@ shard.grid @grid(shape = 2x4)
 /// Figure 3's first layer: both inputs are gathered; the one moving more
 /// bytes is decomposed, the other stays a blocking gather.
 func.func @two_gathers(%x: tensor<4x16xf32>, %w: tensor<8x32xf32>) -> tensor<4x32xf32> {
-  // expected-remark @+1 {{not decomposed: another gathered input of the same einsum moves more bytes and is decomposed instead}}
+  // expected-remark @+1 {{not decomposed: another collective of the same einsum moves more bytes and is decomposed instead}}
   %xg = ovl.all_gather %x on @grid axes [0] dim 1 : tensor<4x16xf32> -> tensor<4x32xf32>
   // expected-remark @+1 {{decomposed into a ring loop (case 2, gathered dim contracting (rhs), unroll 1, unidirectional)}}
   %wg = ovl.all_gather %w on @grid axes [1] dim 0 : tensor<8x32xf32> -> tensor<32x32xf32>
   %y = ovl.einsum "bf,fh->bh" %xg, %wg : tensor<4x32xf32>, tensor<32x32xf32> -> tensor<4x32xf32>
   return %y : tensor<4x32xf32>
+}
+
+// -----
+
+shard.grid @grid(shape = 2x4)
+
+/// Figure 3's second layer: a gathered weight and a scattered result; the
+/// gather moves more bytes.
+func.func @gather_and_scatter(%h: tensor<4x32xf32>, %w: tensor<32x8xf32>) -> tensor<4x16xf32> {
+  // expected-remark @+1 {{decomposed into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional)}}
+  %wg = ovl.all_gather %w on @grid axes [1] dim 1 : tensor<32x8xf32> -> tensor<32x32xf32>
+  %p = ovl.einsum "bh,hf->bf" %h, %wg : tensor<4x32xf32>, tensor<32x32xf32> -> tensor<4x32xf32>
+  // expected-remark @+1 {{not decomposed: another collective of the same einsum moves more bytes and is decomposed instead}}
+  %y = ovl.reduce_scatter %p on @grid axes [0] dim 1 : tensor<4x32xf32> -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
 }
 
 // -----

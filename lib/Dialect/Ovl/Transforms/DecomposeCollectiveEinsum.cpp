@@ -2,9 +2,10 @@
 //
 // Picks the AllGather-Einsum and Einsum-ReduceScatter pairs of a function
 // and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter.
-// An einsum fed by two gathers (figure 3's first layer) can be decomposed
-// for only one of them; until the cost model decides (section 5.5), the
-// gather moving more bytes wins, the other stays a blocking collective.
+// An einsum with two candidates (figure 3: two gathered inputs, or a
+// gathered input and a scattered result) is decomposed for only one of
+// them; until the cost model decides (section 5.5), the collective moving
+// more bytes wins, the other stays blocking.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,38 +65,43 @@ struct OvlDecomposeCollectiveEinsumPass
         candidates.push_back(op);
     });
 
-    // An einsum with two gathered inputs keeps the larger gather.
+    // An einsum with several candidates (two gathered inputs, or a gathered
+    // input and a scattered result) keeps the one moving the most bytes.
     llvm::DenseSet<Operation *> outvoted;
-    for (Operation *op : candidates) {
-      auto gather = dyn_cast<AllGatherOp>(op);
-      if (!gather)
-        continue;
-      for (Operation *user : gather.getResult().getUsers()) {
-        auto einsum = dyn_cast<EinsumOp>(user);
-        if (!einsum)
-          continue;
-        for (Value input : einsum.getInputs()) {
-          auto rival = input.getDefiningOp<AllGatherOp>();
-          if (!rival || rival == gather)
-            continue;
-          int64_t mine = bytesPerDevice(gather), theirs = bytesPerDevice(rival);
-          if (mine < theirs || (mine == theirs && rival->isBeforeInBlock(gather)))
-            outvoted.insert(gather);
-        }
-      }
-    }
+    auto compete = [&](ArrayRef<Operation *> rivals) {
+      Operation *best = nullptr;
+      for (Operation *rival : rivals)
+        if (!best || bytesPerDevice(rival) > bytesPerDevice(best))
+          best = rival;
+      for (Operation *rival : rivals)
+        if (rival != best)
+          outvoted.insert(rival);
+    };
+    getOperation().walk([&](EinsumOp einsum) {
+      SmallVector<Operation *> rivals;
+      for (Value input : einsum.getInputs())
+        if (auto gather = input.getDefiningOp<AllGatherOp>())
+          rivals.push_back(gather);
+      for (Operation *user : einsum.getResult().getUsers())
+        if (isa<ReduceScatterOp>(user))
+          rivals.push_back(user);
+      if (rivals.size() > 1)
+        compete(rivals);
+    });
 
     IRRewriter rewriter(&getContext());
     for (Operation *op : candidates) {
       std::string why;
       int64_t bytes = bytesPerDevice(op);
-      if (auto gather = dyn_cast<AllGatherOp>(op))
+      // Outvoted candidates first: the winner's rewrite may have consumed
+      // the einsum they share.
+      if (outvoted.contains(op))
+        why = "another collective of the same einsum moves more bytes and "
+              "is decomposed instead";
+      else if (auto gather = dyn_cast<AllGatherOp>(op))
         why = whyNotDecomposable(gather);
       else
         why = whyNotDecomposable(cast<ReduceScatterOp>(op));
-      if (why.empty() && outvoted.contains(op))
-        why = "another gathered input of the same einsum moves more bytes "
-              "and is decomposed instead";
       if (why.empty() && bytes < minBytes)
         why = "it moves " + std::to_string(bytes) +
               " bytes per device, below min-bytes=" + std::to_string(minBytes);
