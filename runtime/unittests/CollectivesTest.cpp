@@ -320,7 +320,7 @@ TEST(LiteralCollectiveTest, BFloat16SumRoundsOnceAtTheEnd) {
     TestTensor<BF16> in({1}), out({1});
     in.at({0}) = fromDouble<BF16>(device.id() == 0 ? 256 : 1);
     device.allReduce(in.view(), out.view(), {{3}, {0}}, Reduction::Sum);
-    EXPECT_EQ(toDouble(out.at({0})), 258.0);
+    EXPECT_EQ(asDouble(out.at({0})), 258.0);
   });
 }
 

@@ -43,10 +43,10 @@ template <typename T> T fromDouble(double value) {
 template <> inline BF16 fromDouble<BF16>(double value) {
   return {floatToBFloat16(static_cast<float>(value))};
 }
-template <typename T> double toDouble(T value) {
+template <typename T> double asDouble(T value) {
   return static_cast<double>(value);
 }
-template <> inline double toDouble<BF16>(BF16 value) {
+template <> inline double asDouble<BF16>(BF16 value) {
   return bfloat16ToFloat(value.bits);
 }
 
@@ -124,14 +124,14 @@ public:
     int mismatches = 0;
     forEachIndex(sizes, [&](const std::vector<int64_t> &index) {
       inView[&at(index) - storage.data()] = true;
-      double expected = toDouble(fromDouble<T>(fn(index)));
-      double actual = toDouble(at(index));
+      double expected = asDouble(fromDouble<T>(fn(index)));
+      double actual = asDouble(at(index));
       if (actual != expected && mismatches++ < 5)
         ADD_FAILURE() << what << ": element " << formatList(index) << " is "
                       << actual << ", expected " << expected;
     });
     for (size_t i = 0; i < storage.size(); ++i)
-      if (!inView[i] && toDouble(storage[i]) != toDouble(border) &&
+      if (!inView[i] && asDouble(storage[i]) != asDouble(border) &&
           mismatches++ < 5)
         ADD_FAILURE() << what << ": the border element at " << i
                       << " was overwritten";
