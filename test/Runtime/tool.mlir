@@ -1,0 +1,32 @@
+// RUN: rm -rf %t && mkdir -p %t/saved %t/inputs
+// RUN: overlap-run %s --entry main --seed 3 --save-outputs %t/saved --repeat 3 --json | FileCheck %s --check-prefix=JSON
+// RUN: for d in 0 1; do cp %t/saved/device${d}_output0.npy %t/inputs/device${d}_input0.npy; done
+// RUN: overlap-run %s --entry main --inputs %t/inputs --reference %s --reference-entry twice --print-outputs | FileCheck %s --check-prefix=NPY
+// RUN: not overlap-run %s --entry main --inputs %t/missing 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// overlap-run's interface: --json, --repeat, --save-outputs and --inputs
+// (.npy files round-trip), --reference-entry, and a clear error for a
+// missing input file.
+
+// JSON: "devices": 2,
+// JSON: "entry": "main",
+// JSON: "steps": 3,
+// JSON: "transport": "threads"
+
+/// The saved outputs of @main (2x the seeded input) read back as inputs:
+/// @main doubles them again, and so does the reference @twice.
+// NPY: device 0 output 0 (3xf32): [{{.+}}]
+// NPY: reference {{.*}}tool.mlir: equal (max abs error 0.000000e+00, max rel error 0.000000e+00)
+
+// MISSING: overlap-run: error: cannot read {{.*}}missing{{/|\\}}device0_input0.npy
+
+shard.grid @pair(shape = 2)
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %y = arith.addf %x, %x : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
+func.func @twice(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %two = arith.constant dense<2.0> : tensor<3xf32>
+  %y = arith.mulf %x, %two : tensor<3xf32>
+  return %y : tensor<3xf32>
+}
