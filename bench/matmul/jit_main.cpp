@@ -1,14 +1,15 @@
 //===- jit_main.cpp - Driver for the JIT-compiled kernels ------*- C++ -*-===//
 //
 // Runs the recipe the way an embedding C++ tool would: parses matmul.mlir,
-// loads schedule.mlir into the transform dialect's library module (so that
-// the `transform-interpreter` pass of the pipeline finds `@__transform_main`
-// without a file path, as if the script were embedded as a string), runs the
-// pass pipeline of pipeline.txt, JIT-compiles the result with
+// loads the schedule (lib/Pipelines/ContractionSchedule.mlir) into the
+// transform dialect's library module (so that the `transform-interpreter`
+// pass of the pipeline finds `@__transform_main` without a file path, as if
+// the script were embedded as a string), runs the pass pipeline of
+// pipeline.txt, JIT-compiles the result with
 // mlir::ExecutionEngine for the host CPU at -O3, and hands the
 // `_mlir_ciface_*` entry points to the same harness as the AOT driver.
 //
-//   bench_jit matmul.mlir schedule.mlir pipeline.txt
+//   bench_jit matmul.mlir ContractionSchedule.mlir pipeline.txt
 //             [--reps N] [--only NAME] [--max-ratio R] [--engine-defaults]
 //
 // --engine-defaults calls ExecutionEngine::create(module) with default
@@ -76,8 +77,8 @@ static std::string readPipeline(const char *path) {
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr,
-            "usage: %s matmul.mlir schedule.mlir pipeline.txt [--reps N] "
-            "[--only NAME] [--max-ratio R] [--engine-defaults]\n",
+            "usage: %s matmul.mlir ContractionSchedule.mlir pipeline.txt "
+            "[--reps N] [--only NAME] [--max-ratio R] [--engine-defaults]\n",
             argv[0]);
     return 2;
   }

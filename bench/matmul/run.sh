@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the MLIR matmul kernels (schedule.mlir + pipeline.txt), verifies them
-# against OpenBLAS and times both side by side. Exits non-zero if a result is
-# wrong or if matmul_1024 is more than MAX_RATIO times slower than OpenBLAS.
+# Builds the MLIR matmul kernels (the transform script
+# lib/Pipelines/ContractionSchedule.mlir, which the ovl-to-llvm pipeline
+# embeds, + pipeline.txt), verifies them against OpenBLAS and times both side
+# by side. Exits non-zero if a result is wrong or if matmul_1024 is more than
+# MAX_RATIO times slower than OpenBLAS.
 #
 #   ./run.sh            ahead-of-time build and JIT (ExecutionEngine) build
 #   ./run.sh --no-jit   ahead-of-time build only
@@ -14,6 +16,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# The one copy of the schedule, shared with the ovl-to-llvm pipeline.
+SCHEDULE="$(cd "$HERE/../.." && pwd)/lib/Pipelines/ContractionSchedule.mlir"
 LLVM_DIR="${LLVM_DIR:-/usr/lib/llvm-22}"
 BIN="$LLVM_DIR/bin"
 BUILD_DIR="${BUILD_DIR:-$HERE/build}"
@@ -32,7 +36,7 @@ cd "$BUILD_DIR"
 
 # The pass pipeline, with the transform library preloaded for mlir-opt.
 PIPELINE="$(grep -v '^#' "$HERE/pipeline.txt" | sed 's/^ *//' | tr -d '\n')"
-PRELOAD="transform-preload-library{transform-library-paths=$HERE/schedule.mlir}"
+PRELOAD="transform-preload-library{transform-library-paths=$SCHEDULE}"
 MLIR_OPT_PIPELINE="builtin.module(${PRELOAD},${PIPELINE#builtin.module(}"
 
 # Code generation: the host CPU (znver5 here: AVX-512), -O3.
@@ -105,13 +109,13 @@ if [[ "$JIT" == 1 ]]; then
     $("$BIN/llvm-config" --cppflags) "$HERE/jit_main.cpp" harness.o \
     -L"$LLVM_DIR/lib" -Wl,-rpath,"$LLVM_DIR/lib" -lMLIR -lLLVM \
     -lopenblas -lm -o bench_jit
-  echo "== JIT: same matmul.mlir, schedule.mlir and pipeline.txt, compiled" \
+  echo "== JIT: same matmul.mlir, schedule and pipeline.txt, compiled" \
        "in-process"
-  ./bench_jit "$HERE/matmul.mlir" "$HERE/schedule.mlir" "$HERE/pipeline.txt" \
+  ./bench_jit "$HERE/matmul.mlir" "$SCHEDULE" "$HERE/pipeline.txt" \
     --reps "$REPS" --max-ratio "$MAX_RATIO" || status=1
   echo "== JIT with ExecutionEngine::create(module) defaults (no LLVM IR" \
        "optimization, default TargetMachine), for comparison"
-  ./bench_jit "$HERE/matmul.mlir" "$HERE/schedule.mlir" "$HERE/pipeline.txt" \
+  ./bench_jit "$HERE/matmul.mlir" "$SCHEDULE" "$HERE/pipeline.txt" \
     --reps "$REPS" --only matmul_ --engine-defaults || status=1
 fi
 

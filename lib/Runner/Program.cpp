@@ -7,6 +7,10 @@
 // interface, called through the ExecutionEngine's packed entry point with
 // one memref descriptor per tensor.
 //
+// Code generation follows bench/matmul (README.md there): the host CPU and
+// its features, -O3 for both the LLVM IR optimizer and the code generator,
+// and a heap that keeps freed memory (see keepFreedMemory).
+//
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Runner/Program.h"
@@ -24,7 +28,14 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace mlir;
 using namespace overlap;
@@ -110,6 +121,30 @@ static llvm::Expected<int64_t> countDevices(ModuleOp module) {
   return devices.value_or(1);
 }
 
+/// Makes glibc keep freed memory for the rest of the process. The vectorized
+/// contractions allocate their result and packing buffers (a few MiB) on
+/// every call; memory that glibc hands back to the OS at free is page-faulted
+/// in again by the next call, which then runs at a fraction of the speed.
+///  - M_MMAP_THRESHOLD: blocks above it are mmap'ed and unmapped at free
+///    (glibc's default starts at 128 KiB). 32 MiB is its largest value on
+///    64-bit hosts.
+///  - M_TRIM_THRESHOLD: free memory above it at the top of a heap is given
+///    back (bench/matmul: 3.6x slower than OpenBLAS at 1000^3 without these
+///    two, 1.1x with them).
+///  - M_TOP_PAD: the device threads allocate from per-thread arenas, made of
+///    heaps of at most 64 MiB; an emptied heap is unmapped whatever the trim
+///    threshold, unless the previous heap has less than M_TOP_PAD bytes left.
+///    Fragmented by the per-step input copies, the first heap fills up and a
+///    1024^3 einsum mapped (and faulted in) a new heap on every step: 2x
+///    slower.
+static void keepFreedMemory() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
 /// Adds `__ovl_entry(inputs..., outputs...)` calling `entry`.
 static void buildWrapper(ModuleOp module, func::FuncOp entry) {
   module.getContext()->loadDialect<bufferization::BufferizationDialect>();
@@ -178,21 +213,32 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
   if (failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
 
+  static std::once_flag heapConfigured;
+  std::call_once(heapConfigured, keepFreedMemory);
+
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!machineBuilder)
     return machineBuilder.takeError();
+  // On the builder: ExecutionEngineOptions::jitCodeGenOptLevel does not
+  // reach a TargetMachine handed to ExecutionEngine::create.
+  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
+      llvm::CodeGenOpt::getLevel(options.optLevel);
+  if (!codeGenLevel)
+    return makeError("optimization level " + Twine(options.optLevel) +
+                     " is not in 0-3");
+  machineBuilder->setCodeGenOptLevel(*codeGenLevel);
   auto targetMachine = machineBuilder->createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
+  // `engineOptions.transformer` is a function_ref: `transformer` must outlive
+  // ExecutionEngine::create, which optimizes the module before returning.
   auto transformer = makeOptimizingTransformer(options.optLevel,
                                                /*sizeLevel=*/0,
                                                targetMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
   auto engine = ExecutionEngine::create(module, engineOptions,
                                         std::move(*targetMachine));
   if (!engine)

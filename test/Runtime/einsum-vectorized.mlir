@@ -3,6 +3,7 @@
 // RUN: overlap-run %t/odd.mlir --reference %t/odd_ref.mlir --seed 3 | FileCheck %s
 // RUN: overlap-run %t/batched.mlir --reference %t/batched_ref.mlir --seed 5 | FileCheck %s
 // RUN: overlap-run %t/acc.mlir --reference %t/acc_ref.mlir --seed 7 | FileCheck %s
+// RUN: overlap-run %t/loop.mlir --reference %t/loop_ref.mlir --seed 9 | FileCheck %s
 
 // f32 einsums that ovl-to-llvm tiles, packs and vectorizes (see
 // test/Conversion/ovl-to-llvm-vectorize.mlir), against references that
@@ -10,7 +11,8 @@
 // tensor.insert: the contraction schedule does not match those, so the
 // reference does not go through the code it checks. Sizes cover full and
 // partial cache blocks (256) and register tiles (8 x 32), a batch dim, a
-// transposed operand and an accumulator input.
+// transposed operand, an accumulator input and a B operand carried by a loop
+// around the einsum.
 
 // CHECK: reference {{.*}}: equal (max abs error
 
@@ -148,4 +150,46 @@ func.func @main(%a: tensor<100x70xf32>, %b: tensor<70x130xf32>, %c0: tensor<100x
     scf.yield %row : tensor<100x130xf32>
   }
   return %c : tensor<100x130xf32>
+}
+
+//--- loop.mlir
+// C <- S C three times, 40 x 70 x 40: the loop carries B.
+func.func @main(%s: tensor<40x40xf32>, %c0: tensor<40x70xf32>) -> tensor<40x70xf32> {
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %i3 = arith.constant 3 : index
+  %c = scf.for %t = %i0 to %i3 step %i1 iter_args(%b = %c0) -> tensor<40x70xf32> {
+    %next = ovl.einsum "mk,kn->mn" %s, %b : tensor<40x40xf32>, tensor<40x70xf32> -> tensor<40x70xf32>
+    scf.yield %next : tensor<40x70xf32>
+  }
+  return %c : tensor<40x70xf32>
+}
+
+//--- loop_ref.mlir
+func.func @main(%s: tensor<40x40xf32>, %c0: tensor<40x70xf32>) -> tensor<40x70xf32> {
+  %i0 = arith.constant 0 : index
+  %i1 = arith.constant 1 : index
+  %i3 = arith.constant 3 : index
+  %m = arith.constant 40 : index
+  %n = arith.constant 70 : index
+  %zero = arith.constant 0.0 : f32
+  %c = scf.for %t = %i0 to %i3 step %i1 iter_args(%b = %c0) -> tensor<40x70xf32> {
+    %init = tensor.empty() : tensor<40x70xf32>
+    %next = scf.for %i = %i0 to %m step %i1 iter_args(%ci = %init) -> tensor<40x70xf32> {
+      %row = scf.for %j = %i0 to %n step %i1 iter_args(%cj = %ci) -> tensor<40x70xf32> {
+        %sum = scf.for %l = %i0 to %m step %i1 iter_args(%acc = %zero) -> f32 {
+          %x = tensor.extract %s[%i, %l] : tensor<40x40xf32>
+          %y = tensor.extract %b[%l, %j] : tensor<40x70xf32>
+          %p = arith.mulf %x, %y : f32
+          %r = arith.addf %acc, %p : f32
+          scf.yield %r : f32
+        }
+        %ins = tensor.insert %sum into %cj[%i, %j] : tensor<40x70xf32>
+        scf.yield %ins : tensor<40x70xf32>
+      }
+      scf.yield %row : tensor<40x70xf32>
+    }
+    scf.yield %next : tensor<40x70xf32>
+  }
+  return %c : tensor<40x70xf32>
 }

@@ -10,25 +10,45 @@
 
 #include "mlir/Pass/PassOptions.h"
 
+#include <memory>
+
 namespace mlir {
 class OpPassManager;
+class Pass;
 } // namespace mlir
 
 namespace overlap {
 
 /// Options of `ovl-to-llvm`.
 struct OvlToLLVMPipelineOptions
-    : public mlir::PassPipelineOptions<OvlToLLVMPipelineOptions> {};
+    : public mlir::PassPipelineOptions<OvlToLLVMPipelineOptions> {
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile, pack and vectorize static f32 matmul-like "
+                     "contractions (ovl-apply-contraction-schedule) before "
+                     "bufferization; the others become plain loops"),
+      llvm::cl::init(true)};
+};
 
 /// Adds to `pm` (anchored on builtin.module) the passes that take an ovl
 /// program on tensors to the LLVM dialect: einsums to linalg, elementwise
-/// ops to linalg, One-Shot Bufferize at function boundaries with identity
-/// layouts, ovl-lower-to-runtime, buffer deallocation, linalg to loops, and
-/// the conversions to LLVM.
+/// ops to linalg, with `vectorize` the contraction schedule, empty tensor
+/// elimination, One-Shot Bufferize at function boundaries with identity
+/// layouts, ovl-lower-to-runtime, buffer hoisting and deallocation, linalg
+/// and vector ops to loops, and the conversions to LLVM.
 void buildOvlToLLVMPipeline(mlir::OpPassManager &pm,
                             const OvlToLLVMPipelineOptions &options);
 
-/// Registers `ovl-to-llvm` for textual pipelines and `overlap-opt`.
+/// Creates `ovl-apply-contraction-schedule`, which applies the transform
+/// script lib/Pipelines/ContractionSchedule.mlir (embedded in the library)
+/// to a module on tensors: BLIS-style cache blocking, packing and AVX-512
+/// register tiles for static f32 contractions with loops ((b,) m, n, k).
+/// It leaves every `tensor.empty` with one use, as the bufferization of the
+/// asynchronous ovl collectives needs.
+std::unique_ptr<mlir::Pass> createApplyContractionSchedulePass();
+
+/// Registers `ovl-to-llvm` and `ovl-apply-contraction-schedule` for textual
+/// pipelines and `overlap-opt`.
 void registerOvlToLLVMPipeline();
 
 } // namespace overlap

@@ -1,5 +1,5 @@
 // RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-async-collectives))" | FileCheck %s
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-async-collectives,ovl-einsum-to-linalg,convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map})" | FileCheck %s --check-prefix=BUF
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-async-collectives,cse,ovl-einsum-to-linalg,convert-elementwise-to-linalg),one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops function-boundary-type-conversion=identity-layout-map})" | FileCheck %s --check-prefix=BUF
 
 // Blocking permutes become start/done pairs around the work they overlap,
 // and the ring loops that the decomposition unrolled by two double-buffer:
@@ -11,7 +11,7 @@ shard.grid @ring(shape = 8)
 /// ovl-decompose-collective-einsum{unroll=2}, trimmed).
 // CHECK-LABEL: func.func @all_gather_loop
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x8xf32>, %[[W:[a-z0-9]+]]: tensor<8x4xf32>
-// CHECK: %[[SPARE:.+]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: %[[SPARE:.+]] = bufferization.alloc_tensor() : tensor<8x4xf32>
 // CHECK: scf.for {{.*}} iter_args(%[[CUR:[a-z0-9]+]] = %[[W]], %{{[a-z0-9]+}} = %{{[a-z0-9]+}}, %[[SPAREARG:[a-z0-9]+]] = %[[SPARE]])
 /// The first step receives into the spare buffer...
 // CHECK:   %[[P1:.+]], %[[T1:.+]] = ovl.collective_permute_start %[[CUR]] into %[[SPAREARG]]
@@ -97,7 +97,7 @@ shard.grid @ring(shape = 2)
 /// right after its start.
 // CHECK-LABEL: func.func @straight_line
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4xf32>)
-// CHECK: %[[E:.+]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[E:.+]] = bufferization.alloc_tensor() : tensor<4xf32>
 // CHECK: %[[P:.+]], %[[T:.+]] = ovl.collective_permute_start %[[X]] into %[[E]]
 // CHECK: %[[P2:.+]], %[[T2:.+]] = ovl.collective_permute_start %[[X]] into %{{.*}}
 // CHECK-NEXT: ovl.collective_permute_done %[[T2]]
@@ -107,4 +107,30 @@ func.func @straight_line(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = ovl.collective_permute %x on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4xf32>
   %unused = ovl.collective_permute %x on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+/// Two chains in one loop (the two directions of a bidirectional ring) get
+/// two spare buffers. They stay distinct through CSE: sharing one would let
+/// both transfers land in the same memory.
+// CHECK-LABEL: func.func @two_chains
+// CHECK-DAG: %[[S1:.+]] = bufferization.alloc_tensor() : tensor<4xf32>
+// CHECK-DAG: %[[S2:.+]] = bufferization.alloc_tensor() : tensor<4xf32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %{{[a-z0-9_]+}} = %[[S1]], %{{[a-z0-9_]+}} = %[[S2]])
+// BUF-LABEL: func.func @two_chains
+// BUF: %[[B1:.+]] = memref.alloc() {{.*}} : memref<4xf32>
+// BUF: %[[B2:.+]] = memref.alloc() {{.*}} : memref<4xf32>
+// BUF: scf.for {{.*}} iter_args({{.*}}, %{{[a-z0-9_]+}} = %[[B1]], %{{[a-z0-9_]+}} = %[[B2]])
+func.func @two_chains(%x: tensor<4xf32>, %n: index) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%l = %x, %r = %x) -> (tensor<4xf32>, tensor<4xf32>) {
+    %l2 = ovl.collective_permute %l on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<4xf32>
+    %r2 = ovl.collective_permute %r on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+    scf.yield %l2, %r2 : tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
 }

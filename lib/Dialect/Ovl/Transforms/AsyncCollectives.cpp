@@ -12,9 +12,9 @@
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 #define DEBUG_TYPE "ovl-async-collectives"
@@ -44,6 +44,15 @@ CollectivePermuteOp findChainPredecessor(Value value, Block *block) {
     value = einsum.getAcc();
   }
   return nullptr;
+}
+
+/// A fresh buffer to receive into. Not a tensor.empty: CSE would merge two
+/// of them, and One-Shot Bufferize then lets two loop iteration arguments
+/// initialized with the same never-read tensor share one buffer, into which
+/// two transfers would land.
+Value createReceiveBuffer(OpBuilder &builder, Location loc, Type type) {
+  return bufferization::AllocTensorOp::create(
+      builder, loc, cast<RankedTensorType>(type), ValueRange());
 }
 
 /// The op of `block` that contains `op` (or is it).
@@ -85,12 +94,9 @@ struct OvlAsyncCollectivesPass
     for (auto &[loop, starts] : loopStarts) {
       rewriter.setInsertionPoint(loop);
       SmallVector<Value> inits;
-      for (CollectivePermuteOp start : starts) {
-        auto type = cast<RankedTensorType>(start.getInput().getType());
-        inits.push_back(tensor::EmptyOp::create(rewriter, loop.getLoc(),
-                                                type.getShape(),
-                                                type.getElementType()));
-      }
+      for (CollectivePermuteOp start : starts)
+        inits.push_back(createReceiveBuffer(rewriter, loop.getLoc(),
+                                            start.getInput().getType()));
       SmallVector<CollectivePermuteOp> chainStarts = starts;
       auto lastSendBuffers = [&](OpBuilder &, Location,
                                  ArrayRef<BlockArgument>) {
@@ -122,11 +128,8 @@ struct OvlAsyncCollectivesPass
         dest = startOf.lookup(pred).getInput();
       else if (Value spare = spareOf.lookup(permute))
         dest = spare;
-      else {
-        auto type = cast<RankedTensorType>(permute.getInput().getType());
-        dest = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                       type.getElementType());
-      }
+      else
+        dest = createReceiveBuffer(rewriter, loc, permute.getInput().getType());
       auto start = CollectivePermuteStartOp::create(
           rewriter, loc, permute.getInput(), dest, permute.getGridAttr(),
           permute.getGridAxesAttr(), permute.getPairsAttr());

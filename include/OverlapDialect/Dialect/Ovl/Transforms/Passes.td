@@ -113,7 +113,9 @@ def OvlAsyncCollectivesPass
     such a chain receives into a spare buffer: in an `scf.for`, a new
     iteration argument that the loop yields back as the chain's last send
     buffer, so that a loop with two steps per iteration bufferizes with no
-    allocation or copy; elsewhere a `tensor.empty`.
+    allocation or copy; elsewhere a new buffer. New buffers are
+    `bufferization.alloc_tensor`s, which CSE does not merge: two transfers
+    must never share a destination.
 
     ```mlir
     %next = ovl.collective_permute %shard on @ring axes [0]
@@ -129,8 +131,8 @@ def OvlAsyncCollectivesPass
     %use = ovl.einsum "bf,fh->bh" %x, %next : ...
     ```
   }];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect"];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numPermutes", "permutes", "Permutes made asynchronous">,
   ];

@@ -1,15 +1,21 @@
+//===- ContractionSchedule.mlir - Packed, vectorized f32 contractions -----===//
+//
 // Transform script: BLIS-style packing + AVX-512 register tiling for f32
 // matmul-like contractions on tensors (MLIR 22).
 //
-// Applied with `transform-interpreter` (entry point `@__transform_main`) to a
-// module whose functions hold `linalg` ops on tensors, before bufferization.
-// It rewrites every f32 contraction that looks like
+// The `ovl-to-llvm` pipeline embeds this file (CMake turns it into a string
+// at configure time, see CMakeLists.txt) and applies it with its `vectorize`
+// option; bench/matmul uses the same file through `transform-interpreter`
+// (entry point `@__transform_main`). Either way it runs on a module whose
+// functions hold `linalg` ops on tensors, before bufferization. It rewrites
+// every f32 contraction that looks like
 //
 //     C[(b,) m, n] += A[(b,) m|k, k|m] * B[(b,) k|n, n|k]
 //
 // (a named `linalg.matmul` / `linalg.batch_matmul`, with or without
 // transposed operands through `indexing_maps`, or the equivalent
-// `linalg.generic`, with its loops in the order (b,) m, n, k) into
+// `linalg.generic`, with its loops in the order (b,) m, n, k, which is what
+// `ovl-einsum-to-linalg` emits for "mk,kn->mn"-like einsums) into
 //
 //   for nc in N step NC
 //     for pc in K step KC                    \  B block (KC x NC) packed as
@@ -21,12 +27,12 @@
 //             for k in KC: acc += A_pack[k] (x) B_pack[k]   (broadcast + FMA)
 //             C[ir:+MR, jr:+NR] = acc
 //
-// Everything else in the module is left alone (other contractions, e.g. f64
-// or with loops in another order, are lowered to plain loops by the pipeline).
-// Partial blocks and partial register tiles (sizes that are not multiples of
-// the tile sizes) are peeled off into copies with smaller static sizes, so
-// every micro-kernel is static; what is still partial is zero-padded into the
-// packed buffers.
+// Everything else in the module is left alone (other contractions, e.g. f64,
+// bf16 inputs, or loops in another order, are lowered to plain loops by the
+// pipeline). Partial blocks and partial register tiles (sizes that are not
+// multiples of the tile sizes) are peeled off into copies with smaller static
+// sizes, so every micro-kernel is static; what is still partial is
+// zero-padded into the packed buffers.
 //
 // The sizes are chosen for one Zen 5 / AVX-512 core (48 KiB L1d, 1 MiB L2):
 //   MR x NR = 8 x 32: 16 zmm accumulators + 2 B vectors + 1 broadcast;
@@ -42,7 +48,10 @@
 // `ovl.batch_block` (cache blocks), `ovl.microkernel` (register tiles).
 //
 // After this script the IR holds vector ops (fma / broadcast / transfer) and
-// tensors; the pass pipeline in pipeline.txt bufferizes and lowers it.
+// tensors; the pass pipeline (`ovl-to-llvm`, or bench/matmul/pipeline.txt)
+// bufferizes and lowers it.
+//
+//===----------------------------------------------------------------------===//
 
 module attributes {transform.with_named_sequence} {
 
@@ -88,11 +97,24 @@ module attributes {transform.with_named_sequence} {
         : !transform.any_op
       transform.match.structured.body %c
         { contraction = ["arith.mulf", "arith.addf"] } : !transform.any_op
+      // f32 operands: with the float body above, 32-bit elements are f32.
+      // The body matcher also accepts casts, e.g. bf16 inputs extended to an
+      // f32 accumulator, which the f32 padding below would not fit.
       %init = transform.match.structured.init %c[0]
         : (!transform.any_op) -> !transform.any_value
       %bw = transform.match.structured.elemental_bitwidth %init
         : (!transform.any_value) -> !transform.param<i64>
       transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %lhs = transform.match.structured.input %c[0]
+        : (!transform.any_op) -> !transform.any_value
+      %lhs_bw = transform.match.structured.elemental_bitwidth %lhs
+        : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %lhs_bw, %c32 : !transform.param<i64>
+      %rhs = transform.match.structured.input %c[1]
+        : (!transform.any_op) -> !transform.any_value
+      %rhs_bw = transform.match.structured.elemental_bitwidth %rhs
+        : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %rhs_bw, %c32 : !transform.param<i64>
       %batch, %m, %n, %k = transform.match.structured.classify_contraction_dims %c
         : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>,
                                   !transform.param<i64>, !transform.param<i64>)
@@ -155,11 +177,24 @@ module attributes {transform.with_named_sequence} {
         : !transform.any_op
       transform.match.structured.body %c
         { contraction = ["arith.mulf", "arith.addf"] } : !transform.any_op
+      // f32 operands: with the float body above, 32-bit elements are f32.
+      // The body matcher also accepts casts, e.g. bf16 inputs extended to an
+      // f32 accumulator, which the f32 padding below would not fit.
       %init = transform.match.structured.init %c[0]
         : (!transform.any_op) -> !transform.any_value
       %bw = transform.match.structured.elemental_bitwidth %init
         : (!transform.any_value) -> !transform.param<i64>
       transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %lhs = transform.match.structured.input %c[0]
+        : (!transform.any_op) -> !transform.any_value
+      %lhs_bw = transform.match.structured.elemental_bitwidth %lhs
+        : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %lhs_bw, %c32 : !transform.param<i64>
+      %rhs = transform.match.structured.input %c[1]
+        : (!transform.any_op) -> !transform.any_value
+      %rhs_bw = transform.match.structured.elemental_bitwidth %rhs
+        : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %rhs_bw, %c32 : !transform.param<i64>
       %batch, %m, %n, %k = transform.match.structured.classify_contraction_dims %c
         : (!transform.any_op) -> (!transform.param<i64>, !transform.param<i64>,
                                   !transform.param<i64>, !transform.param<i64>)
@@ -312,6 +347,18 @@ module attributes {transform.with_named_sequence} {
   /// and C to a full MR x NR x 1 tile, hoists the A and B pads out of the loop
   /// nest, which turns them into packed copies of the A and B blocks, and
   /// vectorizes the micro-kernel.
+  ///
+  /// `hoist_pad ... by N loops` counts the scf.for loops that enclose the
+  /// pad, whoever made them. When the canonicalization of phase 1 has removed
+  /// single-iteration block loops, the N-th loop can be a loop of the
+  /// program around the contraction (e.g. an ovl ring loop); hoisting above
+  /// it fails if the operand is carried by that loop (and is fine, packing
+  /// once for all its iterations, if the operand is invariant). Each pad is
+  /// therefore hoisted by as many loops as possible, from N down to 1: an
+  /// attempt that fails changes nothing, and once a pad is hoisted the
+  /// operand no longer comes from a tensor.pad, which ends the attempts. A
+  /// pad hoisted by no loop stays in place: a packed copy per micro-kernel,
+  /// correct but slower.
   transform.named_sequence @pack_and_vectorize(
       %mk: !transform.any_op {transform.consumed}) {
     // `nofold` on A and B: the pads must materialize even for full tiles,
@@ -323,18 +370,73 @@ module attributes {transform.with_named_sequence} {
       copy_back_op = "none"
     } : (!transform.any_op)
       -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %pad_a = transform.get_producer_of_operand %padded[0]
-      : (!transform.any_op) -> !transform.any_op
-    %pad_b = transform.get_producer_of_operand %padded[1]
-      : (!transform.any_op) -> !transform.any_op
     // B does not depend on ir and ic: hoisting it above k, ir, jr, ic packs
     // the whole KC x NC block once per (nc, pc), laid out [NC/NR][KC][NR].
-    transform.structured.hoist_pad %pad_b by 4 loops
-      : (!transform.any_op) -> !transform.any_op
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[1]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 4 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[1]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 3 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[1]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 2 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[1]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 1 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
     // A does not depend on jr: hoisting above k, ir, jr packs the MC x KC
     // block once per ic, laid out [MC/MR][KC][MR].
-    transform.structured.hoist_pad %pad_a by 3 loops
-      : (!transform.any_op) -> !transform.any_op
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[0]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 3 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[0]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 2 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
+    transform.sequence %padded : !transform.any_op failures(suppress) {
+    ^bb0(%p: !transform.any_op):
+      %operand_pad = transform.get_producer_of_operand %p[0]
+        : (!transform.any_op) -> !transform.any_op
+      transform.match.operation_name %operand_pad ["tensor.pad"]
+        : !transform.any_op
+      transform.structured.hoist_pad %operand_pad by 1 loops
+        : (!transform.any_op) -> !transform.any_op
+    }
     transform.structured.vectorize %padded : !transform.any_op
     transform.yield
   }

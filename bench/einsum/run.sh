@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Times `overlap-run` on single-device programs holding one f32 ovl.einsum
+# (lowered by ovl-to-llvm with its default vectorize=true, JIT-compiled)
+# against OpenBLAS sgemm on one thread, interleaved in one run, and prints
+# GFLOP/s of both and their ratio. Exits non-zero if `einsum_1024` is more
+# than MAX_RATIO times slower than OpenBLAS, or a result is wrong.
+#
+#   ./run.sh
+#
+# Environment: ROUNDS (interleaved rounds per case, default 5), REPEAT (steps
+# per overlap-run and calls per OpenBLAS timing, default 20), MAX_RATIO
+# (default 1.5), OVERLAP_BUILD (default ../../build), BUILD_DIR (default
+# ./build), LLVM_DIR (default /usr/lib/llvm-22), BENCH_OPENBLAS_CORETYPE
+# (default: the faster of SkylakeX and Haswell, probed as in bench/matmul;
+# an OPENBLAS_CORETYPE inherited from the environment is ignored).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+LLVM_DIR="${LLVM_DIR:-/usr/lib/llvm-22}"
+OVERLAP_BUILD="${OVERLAP_BUILD:-$ROOT/build}"
+BUILD_DIR="${BUILD_DIR:-$HERE/build}"
+ROUNDS="${ROUNDS:-5}"
+REPEAT="${REPEAT:-20}"
+MAX_RATIO="${MAX_RATIO:-1.5}"
+OVERLAP_RUN="$OVERLAP_BUILD/bin/overlap-run"
+
+echo "== building overlap-run ($OVERLAP_BUILD)"
+ninja -C "$OVERLAP_BUILD" -j2 overlap-run >/dev/null
+
+mkdir -p "$BUILD_DIR"
+cd "$BUILD_DIR"
+
+echo "== building the OpenBLAS timer (bench/matmul/harness.c for the probe)"
+"$LLVM_DIR/bin/clang-22" -O2 -march=native -std=c11 -D_POSIX_C_SOURCE=200809L \
+  -Wall -Wextra -I"$ROOT/bench/matmul" "$HERE/blas_time.c" \
+  "$ROOT/bench/matmul/harness.c" -lopenblas -lm -o blas_time
+
+# Cases: name M N K. The MLP cases are one device's einsum of a 2048x1024 @
+# 1024x4096 layer of the figure 2 MLP (as in bench/matmul): rows split 8
+# ways and columns 4 ways, or columns 8 ways.
+CASES=(
+  "einsum_1024 1024 1024 1024"
+  "mlp_256x1024x1024 256 1024 1024"
+  "mlp_2048x512x1024 2048 512 1024"
+)
+
+# The program: C[m, n] = sum_k A[m, k] B[k, n] as one ovl.einsum.
+write_program() {
+  local m=$1 n=$2 k=$3
+  cat <<EOF
+func.func @main(%a: tensor<${m}x${k}xf32>, %b: tensor<${k}x${n}xf32>)
+    -> tensor<${m}x${n}xf32> {
+  %c = ovl.einsum "mk,kn->mn" %a, %b
+      : tensor<${m}x${k}xf32>, tensor<${k}x${n}xf32> -> tensor<${m}x${n}xf32>
+  return %c : tensor<${m}x${n}xf32>
+}
+EOF
+}
+
+# Its reference for `overlap-run --reference`: the same sums with explicit
+# loops over scalars, which the contraction schedule does not match (so the
+# check does not compare the schedule with itself).
+write_reference() {
+  local m=$1 n=$2 k=$3
+  cat <<EOF
+func.func @main(%a: tensor<${m}x${k}xf32>, %b: tensor<${k}x${n}xf32>)
+    -> tensor<${m}x${n}xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.constant ${m} : index
+  %n = arith.constant ${n} : index
+  %k = arith.constant ${k} : index
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<${m}x${n}xf32>
+  %c = scf.for %i = %c0 to %m step %c1 iter_args(%ci = %init)
+      -> tensor<${m}x${n}xf32> {
+    %row = scf.for %j = %c0 to %n step %c1 iter_args(%cj = %ci)
+        -> tensor<${m}x${n}xf32> {
+      %sum = scf.for %l = %c0 to %k step %c1 iter_args(%acc = %zero) -> f32 {
+        %x = tensor.extract %a[%i, %l] : tensor<${m}x${k}xf32>
+        %y = tensor.extract %b[%l, %j] : tensor<${k}x${n}xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        scf.yield %s : f32
+      }
+      %next = tensor.insert %sum into %cj[%i, %j] : tensor<${m}x${n}xf32>
+      scf.yield %next : tensor<${m}x${n}xf32>
+    }
+    scf.yield %row : tensor<${m}x${n}xf32>
+  }
+  return %c : tensor<${m}x${n}xf32>
+}
+EOF
+}
+
+export OPENBLAS_NUM_THREADS=1
+if [[ -n "${OPENBLAS_CORETYPE:-}" ]]; then
+  echo "== ignoring OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE from the environment"
+fi
+if [[ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]]; then
+  export OPENBLAS_CORETYPE="$BENCH_OPENBLAS_CORETYPE"
+else
+  # OpenBLAS 0.3.21 does not know Zen 5 and falls back to a slow generic
+  # kernel; take the faster of its AVX-512 and AVX2 kernels, best of 3
+  # interleaved probes each (bench/matmul/run.sh does the same).
+  best_core="" best_gf=0
+  declare -A probe
+  for round in 1 2 3; do
+    for core in SkylakeX Haswell; do
+      gf="$(OPENBLAS_CORETYPE=$core ./blas_time --probe)"
+      probe[$core]="${probe[$core]:-} $gf"
+      if awk -v a="$gf" -v b="$best_gf" 'BEGIN{exit !(a>b)}'; then
+        best_gf="$gf" best_core="$core"
+      fi
+    done
+  done
+  echo "== OpenBLAS probe (1024^3 sgemm GFLOP/s): SkylakeX:${probe[SkylakeX]}" \
+       " Haswell:${probe[Haswell]} -> $best_core"
+  export OPENBLAS_CORETYPE="$best_core"
+fi
+./blas_time --info
+
+# overlap-run's median step time (seconds) from its --json report.
+overlap_median() {
+  "$OVERLAP_RUN" "$1" --repeat "$REPEAT" --json |
+    sed -n 's/.*"step_seconds_median": *\([0-9.eE+-]*\).*/\1/p'
+}
+
+median() { sort -g | awk '{v[NR]=$1} END{print v[int(NR/2)+1]}'; }
+
+status=0
+echo "== $(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS interleaved rounds of $REPEAT" \
+     "steps/calls each; times are medians; ratio = overlap-run time /" \
+     "OpenBLAS time, median of the per-round ratios"
+printf "%-20s %6s %6s %6s %10s %10s %9s %9s %7s\n" case M N K \
+  ovl_ms blas_ms ovl_GF blas_GF ratio
+for spec in "${CASES[@]}"; do
+  read -r name m n k <<<"$spec"
+  write_program "$m" "$n" "$k" >"$name.mlir"
+  write_reference "$m" "$n" "$k" >"${name}_ref.mlir"
+  if ! check="$("$OVERLAP_RUN" "$name.mlir" --reference "${name}_ref.mlir")"
+  then
+    echo "$check" >&2
+    status=1
+  fi
+  ovl_times=() blas_times=() ratios=()
+  for ((round = 1; round <= ROUNDS; ++round)); do
+    # Alternate which contender goes first.
+    if ((round % 2)); then
+      o="$(overlap_median "$name.mlir")"
+      b="$(./blas_time "$m" "$n" "$k" "$REPEAT")"
+    else
+      b="$(./blas_time "$m" "$n" "$k" "$REPEAT")"
+      o="$(overlap_median "$name.mlir")"
+    fi
+    ovl_times+=("$o") blas_times+=("$b")
+    ratios+=("$(awk -v o="$o" -v b="$b" 'BEGIN{print o / b}')")
+  done
+  o="$(printf '%s\n' "${ovl_times[@]}" | median)"
+  b="$(printf '%s\n' "${blas_times[@]}" | median)"
+  r="$(printf '%s\n' "${ratios[@]}" | median)"
+  awk -v name="$name" -v m="$m" -v n="$n" -v k="$k" -v o="$o" -v b="$b" \
+      -v r="$r" 'BEGIN{f = 2 * m * n * k / 1e9;
+    printf "%-20s %6d %6d %6d %10.3f %10.3f %9.1f %9.1f %7.2f\n",
+           name, m, n, k, o * 1e3, b * 1e3, f / o, f / b, r}'
+  echo "   per-round ratios: ${ratios[*]}; $(grep -o 'equal.*' <<<"$check")"
+  if [[ "$name" == einsum_1024 ]] &&
+      awk -v r="$r" -v x="$MAX_RATIO" 'BEGIN{exit !(r > x)}'; then
+    echo "   $name: ratio $r above MAX_RATIO=$MAX_RATIO" >&2
+    status=1
+  fi
+done
+
+if [[ $status != 0 ]]; then
+  echo "FAILED" >&2
+fi
+exit $status

@@ -1,0 +1,116 @@
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-einsum-to-linalg),ovl-apply-contraction-schedule)" | FileCheck %s --check-prefix=SCHED
+// RUN: overlap-opt %s --ovl-to-llvm | FileCheck %s --check-prefix=VEC
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(ovl-to-llvm{vectorize=false})" | FileCheck %s --check-prefix=NOVEC --implicit-check-not="vector<"
+
+// ovl-to-llvm{vectorize} (the default) applies the contraction schedule of
+// lib/Pipelines/ContractionSchedule.mlir before bufferization: f32 einsums
+// whose loops come out as (m, n, k) or (b, m, n, k) become packed loop nests
+// around an 8x32 register tile of FMAs on vector<32xf32>; everything else
+// stays a linalg.generic and becomes plain loops, as with vectorize=false,
+// which vectorizes nothing.
+
+shard.grid @ring(shape = 2)
+
+// SCHED-LABEL: func.func @matmul(
+// SCHED-NOT: linalg.generic
+// The k loop carries the accumulator tile in registers.
+// SCHED: scf.for {{.*}} -> (vector<8x32xf32>)
+// SCHED-COUNT-8: vector.fma {{.*}} : vector<32xf32>
+// SCHED-NOT: linalg.generic
+// VEC-LABEL: llvm.func @matmul(
+// VEC-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// NOVEC-LABEL: llvm.func @matmul(
+// NOVEC: llvm.fmul {{.*}} : f32
+func.func @matmul(%x: tensor<96x160xf32>, %w: tensor<160x256xf32>) -> tensor<96x256xf32> {
+  %y = ovl.einsum "mk,kn->mn" %x, %w : tensor<96x160xf32>, tensor<160x256xf32> -> tensor<96x256xf32>
+  return %y : tensor<96x256xf32>
+}
+
+// Batched, with a transposed operand and sizes that are not multiples of
+// the tiles (peeled and padded).
+// SCHED-LABEL: func.func @batched(
+// SCHED-NOT: linalg.generic
+// SCHED: vector.fma {{.*}} : vector<32xf32>
+// SCHED-NOT: linalg.generic
+// VEC-LABEL: llvm.func @batched(
+// VEC: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+func.func @batched(%a: tensor<3x50x70xf32>, %b: tensor<3x40x70xf32>) -> tensor<3x50x40xf32> {
+  %y = ovl.einsum "bsf,bhf->bsh" %a, %b : tensor<3x50x70xf32>, tensor<3x40x70xf32> -> tensor<3x50x40xf32>
+  return %y : tensor<3x50x40xf32>
+}
+
+// In a loop that carries its B operand, with sizes below one register tile:
+// the block loops have one iteration and are folded away, only the k loop
+// remains around the micro-kernel, so hoisting the B pack by 4 loops would
+// reach the program's loop, which defines B. The pad is hoisted by fewer
+// loops instead (here by one, the k loop).
+// SCHED-LABEL: func.func @in_loop(
+// SCHED: scf.for
+// SCHED-NOT: linalg.generic
+// SCHED: vector.fma {{.*}} : vector<7xf32>
+// SCHED-NOT: linalg.generic
+// VEC-LABEL: llvm.func @in_loop(
+// VEC: llvm.intr.fmuladd({{.*}}) : (vector<7xf32>, vector<7xf32>, vector<7xf32>) -> vector<7xf32>
+func.func @in_loop(%s: tensor<5x5xf32>, %c: tensor<5x7xf32>, %n: index) -> tensor<5x7xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%b = %c) -> tensor<5x7xf32> {
+    %next = ovl.einsum "mk,kn->mn" %s, %b : tensor<5x5xf32>, tensor<5x7xf32> -> tensor<5x7xf32>
+    scf.yield %next : tensor<5x7xf32>
+  }
+  return %r : tensor<5x7xf32>
+}
+
+// Left alone by the schedule: a transposed result (loops (n, m, k)), f64,
+// bf16 inputs and a dynamic size.
+// SCHED-LABEL: func.func @transposed_result(
+// SCHED: linalg.generic
+// SCHED-NOT: vector.
+// SCHED-LABEL: func.func @f64(
+// SCHED: linalg.generic
+// SCHED-NOT: vector.
+// SCHED-LABEL: func.func @bf16(
+// SCHED: linalg.generic
+// SCHED-NOT: vector.
+// SCHED-LABEL: func.func @dynamic(
+// SCHED: linalg.generic
+// SCHED-NOT: vector.
+// VEC-LABEL: llvm.func @transposed_result(
+// VEC-NOT: vector<
+// VEC-LABEL: llvm.func @f64(
+// VEC-NOT: vector<
+func.func @transposed_result(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>) -> tensor<64x16xf32> {
+  %y = ovl.einsum "mk,kn->nm" %x, %w : tensor<16x32xf32>, tensor<32x64xf32> -> tensor<64x16xf32>
+  return %y : tensor<64x16xf32>
+}
+
+func.func @f64(%x: tensor<16x32xf64>, %w: tensor<32x64xf64>) -> tensor<16x64xf64> {
+  %y = ovl.einsum "mk,kn->mn" %x, %w : tensor<16x32xf64>, tensor<32x64xf64> -> tensor<16x64xf64>
+  return %y : tensor<16x64xf64>
+}
+
+func.func @bf16(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16>) -> tensor<16x64xf32> {
+  %y = ovl.einsum "mk,kn->mn" %x, %w : tensor<16x32xbf16>, tensor<32x64xbf16> -> tensor<16x64xf32>
+  return %y : tensor<16x64xf32>
+}
+
+func.func @dynamic(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>) -> tensor<?x64xf32> {
+  %y = ovl.einsum "mk,kn->mn" %x, %w : tensor<?x32xf32>, tensor<32x64xf32> -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// The script runs CSE on whole functions, which merges the two destinations;
+// the pass gives them back one tensor.empty each, as the bufferization of the
+// asynchronous permutes needs (one shared buffer would receive both).
+// SCHED-LABEL: func.func @distinct_destinations(
+// SCHED-COUNT-2: tensor.empty() : tensor<4x4xf32>
+// SCHED-NOT: tensor.empty
+func.func @distinct_destinations(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %e0 = tensor.empty() : tensor<4x4xf32>
+  %e1 = tensor.empty() : tensor<4x4xf32>
+  %p0, %t0 = ovl.collective_permute_start %x into %e0 on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4x4xf32>
+  %p1, %t1 = ovl.collective_permute_start %y into %e1 on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4x4xf32>
+  %r0 = ovl.collective_permute_done %t0 keep(%x) into %p0 : tensor<4x4xf32>
+  %r1 = ovl.collective_permute_done %t1 keep(%y) into %p1 : tensor<4x4xf32>
+  return %r0, %r1 : tensor<4x4xf32>, tensor<4x4xf32>
+}
