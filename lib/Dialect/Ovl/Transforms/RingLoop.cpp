@@ -144,17 +144,28 @@ SmallVector<Value> mlir::ovl::emitRingRounds(OpBuilder &builder, Location loc,
   return state;
 }
 
+/// Offsets, sizes and strides of the slice of `type` that is whole except
+/// along `dim`, where it starts at `offset` and has `size` elements.
+static void sliceAlong(OpBuilder &builder, RankedTensorType type, unsigned dim,
+                       OpFoldResult offset, int64_t size,
+                       SmallVectorImpl<OpFoldResult> &offsets,
+                       SmallVectorImpl<OpFoldResult> &sizes,
+                       SmallVectorImpl<OpFoldResult> &strides) {
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    offsets.push_back(builder.getIndexAttr(0));
+    sizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
+    strides.push_back(builder.getIndexAttr(1));
+  }
+  offsets[dim] = offset;
+  sizes[dim] = builder.getIndexAttr(size);
+}
+
 Value mlir::ovl::extractAlong(OpBuilder &builder, Location loc, Value source,
                               unsigned dim, OpFoldResult offset,
                               int64_t size) {
   auto type = cast<RankedTensorType>(source.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                           builder.getIndexAttr(1));
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    sizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
-  offsets[dim] = offset;
-  sizes[dim] = builder.getIndexAttr(size);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  sliceAlong(builder, type, dim, offset, size, offsets, sizes, strides);
   SmallVector<int64_t> shape(type.getShape());
   shape[dim] = size;
   auto sliceType = RankedTensorType::get(shape, type.getElementType());
@@ -165,12 +176,9 @@ Value mlir::ovl::extractAlong(OpBuilder &builder, Location loc, Value source,
 Value mlir::ovl::insertAlong(OpBuilder &builder, Location loc, Value slice,
                              Value dest, unsigned dim, OpFoldResult offset) {
   auto type = cast<RankedTensorType>(slice.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                           builder.getIndexAttr(1));
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    sizes.push_back(builder.getIndexAttr(type.getDimSize(d)));
-  offsets[dim] = offset;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  sliceAlong(builder, type, dim, offset, type.getDimSize(dim), offsets, sizes,
+             strides);
   return tensor::InsertSliceOp::create(builder, loc, slice, dest, offsets,
                                        sizes, strides);
 }
