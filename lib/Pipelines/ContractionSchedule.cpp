@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OverlapDialect/Pipelines/Pipelines.h"
+#include "OverlapDialect/Pipelines/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -22,6 +22,11 @@
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
+
+namespace overlap {
+#define GEN_PASS_DEF_OVLAPPLYCONTRACTIONSCHEDULEPASS
+#include "OverlapDialect/Pipelines/Passes.h.inc"
+} // namespace overlap
 
 using namespace mlir;
 
@@ -56,27 +61,10 @@ static void splitSharedEmptyTensors(Operation *root) {
 }
 
 namespace {
-class ApplyContractionSchedulePass
-    : public PassWrapper<ApplyContractionSchedulePass,
-                         OperationPass<ModuleOp>> {
-public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyContractionSchedulePass)
-
-  StringRef getArgument() const override {
-    return "ovl-apply-contraction-schedule";
-  }
-  StringRef getDescription() const override {
-    return "Tile, pack and vectorize static f32 matmul-like linalg "
-           "contractions on tensors with the embedded transform script";
-  }
-
-  /// The transform ops of the script come from the transform dialect's
-  /// extensions, which the context's registry must provide (see
-  /// overlap::registerAllDialects); they load the dialects the script
-  /// creates ops of.
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<transform::TransformDialect>();
-  }
+struct ApplyContractionSchedulePass
+    : public overlap::impl::OvlApplyContractionSchedulePassBase<
+          ApplyContractionSchedulePass> {
+  using Base::Base;
 
   /// Parses the script once per pass manager rather than once per module.
   LogicalResult initialize(MLIRContext *context) override {
@@ -104,7 +92,3 @@ private:
   std::shared_ptr<const OwningOpRef<ModuleOp>> schedule;
 };
 } // namespace
-
-std::unique_ptr<Pass> overlap::createApplyContractionSchedulePass() {
-  return std::make_unique<ApplyContractionSchedulePass>();
-}

@@ -11,6 +11,8 @@
 
 #include "OverlapDialect/Pipelines/Pipelines.h"
 
+#include "OverlapDialect/Pipelines/Passes.h"
+
 #include "OverlapDialect/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -37,7 +39,7 @@ void overlap::buildOvlToLLVMPipeline(OpPassManager &pm,
     // One-Shot Bufferize turns into allocations. No CSE after it: it would
     // merge the tensor.empty ops that the pass has just split again (see
     // ContractionSchedule.cpp).
-    pm.addPass(createApplyContractionSchedulePass());
+    pm.addPass(createOvlApplyContractionSchedulePass());
     pm.addPass(createCanonicalizerPass());
   }
 
@@ -89,7 +91,7 @@ void overlap::buildOvlToLLVMPipeline(OpPassManager &pm,
 }
 
 void overlap::registerOvlToLLVMPipeline() {
-  registerPass(createApplyContractionSchedulePass);
+  registerOverlapPipelinesPasses();
   PassPipelineRegistration<OvlToLLVMPipelineOptions>(
       "ovl-to-llvm",
       "Lower an ovl program on tensors to the LLVM dialect, with collectives "

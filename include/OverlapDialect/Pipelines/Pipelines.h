@@ -39,16 +39,8 @@ struct OvlToLLVMPipelineOptions
 void buildOvlToLLVMPipeline(mlir::OpPassManager &pm,
                             const OvlToLLVMPipelineOptions &options);
 
-/// Creates `ovl-apply-contraction-schedule`, which applies the transform
-/// script lib/Pipelines/ContractionSchedule.mlir (embedded in the library)
-/// to a module on tensors: BLIS-style cache blocking, packing and AVX-512
-/// register tiles for static f32 contractions with loops ((b,) m, n, k).
-/// It leaves every `tensor.empty` with one use, as the bufferization of the
-/// asynchronous ovl collectives needs.
-std::unique_ptr<mlir::Pass> createApplyContractionSchedulePass();
-
-/// Registers `ovl-to-llvm` and `ovl-apply-contraction-schedule` for textual
-/// pipelines and `overlap-opt`.
+/// Registers `ovl-to-llvm` and `ovl-apply-contraction-schedule` (see
+/// Passes.h) for textual pipelines and `overlap-opt`.
 void registerOvlToLLVMPipeline();
 
 } // namespace overlap

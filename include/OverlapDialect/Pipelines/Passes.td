@@ -1,0 +1,31 @@
+//===- Passes.td - Passes of the lowering pipelines --------*- tablegen -*-===//
+
+#ifndef OVERLAP_PIPELINES_PASSES_TD
+#define OVERLAP_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def OvlApplyContractionSchedulePass
+    : Pass<"ovl-apply-contraction-schedule", "::mlir::ModuleOp"> {
+  let summary = "Tile, pack and vectorize static f32 matmul-like linalg "
+                "contractions on tensors with the embedded transform script";
+  let description = [{
+    Applies the transform script `lib/Pipelines/ContractionSchedule.mlir`,
+    compiled into the library, to the module: static f32 contractions whose
+    loops are (m, n, k) or (b, m, n, k), with any operand layout, are
+    cache-blocked, packed and register-blocked into AVX-512 outer products
+    (within 1.0-1.1x of OpenBLAS sgemm, `bench/einsum`). Other ops are left
+    for the loop lowering. `ovl-to-llvm{vectorize=true}` runs it before
+    bufferization.
+
+    It does what `transform-preload-library` + `transform-interpreter` do,
+    without a file and without the context-wide transform library module,
+    which would define the script's symbols twice when one context lowers
+    two programs (as `overlap-run --reference` does). Afterwards each use of
+    a `tensor.empty` gets its own op again: the script's CSE merges them, and
+    distinct destinations keep One-Shot Bufferize from sharing buffers.
+  }];
+  let dependentDialects = ["::mlir::transform::TransformDialect"];
+}
+
+#endif // OVERLAP_PIPELINES_PASSES_TD
