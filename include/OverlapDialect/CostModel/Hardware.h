@@ -1,0 +1,112 @@
+//===- Hardware.h - Accelerators and their interconnect ---------*- C++ -*-===//
+//
+// What the cost model, the link-level lowering and the simulator need to know
+// about a chip and its interconnect: peak arithmetic rates per element type,
+// HBM bandwidth, the interconnect's links, latency and shape. Built-in
+// entries describe TPU v4, v5e, v5p and an H100 NVLink node; others load from
+// a JSON file whose fields mirror `HardwareDescription`. No MLIR IR here: the
+// simulator and the benchmarks use it without a context.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAPDIALECT_COSTMODEL_HARDWARE_H
+#define OVERLAPDIALECT_COSTMODEL_HARDWARE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace ovl {
+
+/// Element types the hardware prices differently. Our own enum rather than
+/// mlir::Type, so that hardware files and the simulator stay IR-free.
+enum class ElementKind { F32, BF16, F16, I8 };
+constexpr unsigned kNumElementKinds = 4;
+
+/// "f32", "bf16", "f16", "i8".
+llvm::StringRef stringifyElementKind(ElementKind kind);
+std::optional<ElementKind> symbolizeElementKind(llvm::StringRef name);
+
+enum class InterconnectKind {
+  /// A torus of `torusRank` dimensions; every chip has one link per direction
+  /// of each dimension, each with its own bandwidth both ways, so a
+  /// bidirectional ring doubles the bandwidth of a unidirectional one.
+  Torus,
+  /// A switch (NVSwitch): every device reaches every other in one hop, and a
+  /// device's egress bandwidth (all its links together) is shared by all
+  /// destinations, so sending both ways round a ring gains nothing.
+  Switch,
+};
+
+/// "torus", "switch".
+llvm::StringRef stringifyInterconnectKind(InterconnectKind kind);
+std::optional<InterconnectKind> symbolizeInterconnectKind(llvm::StringRef name);
+
+/// One chip and its interconnect. Rates in units per second, times in
+/// seconds, bandwidths in bytes per second.
+struct HardwareDescription {
+  std::string name;
+  /// Peak arithmetic rate per element kind, indexed by ElementKind, counting a
+  /// multiply-add as two operations.
+  std::array<double, kNumElementKinds> peakFlops = {};
+  double hbmBandwidth = 0;
+  /// Bandwidth of one link in one direction.
+  double linkBandwidth = 0;
+  unsigned linksPerChip = 0;
+  /// Latency of one hop of a transfer (router, wire and DMA set-up).
+  double hopLatency = 0;
+  /// Asynchronous transfers one chip can have in flight at once.
+  unsigned dmaSlots = 0;
+  /// Fixed cost of launching one collective, paid once per collective op.
+  double collectiveLaunchOverhead = 0;
+  InterconnectKind interconnect = InterconnectKind::Torus;
+  /// Number of torus dimensions (2 or 3); 0 for a switch.
+  unsigned torusRank = 0;
+  /// Wrap-around rule of the torus: a slice has wrap-around links in every
+  /// dimension iff each of its extents is a multiple of this unit (TPU v4 and
+  /// v5p close the torus through optical switches only on whole 4x4x4 cubes),
+  /// and none otherwise; 0 means every dimension always wraps.
+  unsigned wrapAroundUnit = 0;
+
+  double peak(ElementKind kind) const {
+    return peakFlops[static_cast<unsigned>(kind)];
+  }
+
+  /// Bandwidth a device can send at in total: all links, one direction.
+  double egressBandwidth() const { return linkBandwidth * linksPerChip; }
+
+  /// Whether a slice of the given extents (one per torus dimension) has
+  /// wrap-around links; always true for a switch, where rings close in one
+  /// hop anyway.
+  bool hasWrapAround(llvm::ArrayRef<int64_t> extents) const;
+};
+
+/// The built-in description called `name` ("tpu-v4", "tpu-v5e", "tpu-v5p",
+/// "h100-nvlink"), or std::nullopt.
+std::optional<HardwareDescription> lookupHardware(llvm::StringRef name);
+
+/// Names of the built-in descriptions, in a stable order.
+std::vector<llvm::StringRef> builtinHardwareNames();
+
+/// Checks that every rate, bandwidth and count is positive and the torus
+/// fields fit the interconnect kind; names the offending field.
+llvm::Error verifyHardware(const HardwareDescription &hw);
+
+/// Reads a description from a JSON object whose keys are the field names of
+/// HardwareDescription, with `peakFlops` an object keyed by element kind
+/// ("f32", "bf16", "f16", "i8") and `interconnect` "torus" or "switch";
+/// `torusRank` and `wrapAroundUnit` are required for a torus only. Errors say
+/// which file and which field.
+llvm::Expected<HardwareDescription> loadHardwareFromJSON(llvm::StringRef path);
+
+} // namespace ovl
+} // namespace mlir
+
+#endif // OVERLAPDIALECT_COSTMODEL_HARDWARE_H
