@@ -94,31 +94,8 @@ func.func @main(%a: tensor<${m}x${k}xf32>, %b: tensor<${k}x${n}xf32>)
 EOF
 }
 
-export OPENBLAS_NUM_THREADS=1
-if [[ -n "${OPENBLAS_CORETYPE:-}" ]]; then
-  echo "== ignoring OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE from the environment"
-fi
-if [[ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]]; then
-  export OPENBLAS_CORETYPE="$BENCH_OPENBLAS_CORETYPE"
-else
-  # OpenBLAS 0.3.21 does not know Zen 5 and falls back to a slow generic
-  # kernel; take the faster of its AVX-512 and AVX2 kernels, best of 3
-  # interleaved probes each (bench/matmul/run.sh does the same).
-  best_core="" best_gf=0
-  declare -A probe
-  for round in 1 2 3; do
-    for core in SkylakeX Haswell; do
-      gf="$(OPENBLAS_CORETYPE=$core ./blas_time --probe)"
-      probe[$core]="${probe[$core]:-} $gf"
-      if awk -v a="$gf" -v b="$best_gf" 'BEGIN{exit !(a>b)}'; then
-        best_gf="$gf" best_core="$core"
-      fi
-    done
-  done
-  echo "== OpenBLAS probe (1024^3 sgemm GFLOP/s): SkylakeX:${probe[SkylakeX]}" \
-       " Haswell:${probe[Haswell]} -> $best_core"
-  export OPENBLAS_CORETYPE="$best_core"
-fi
+source "$HERE/../openblas-coretype.sh"
+select_openblas_coretype ./blas_time
 ./blas_time --info
 
 # overlap-run's median step time (seconds) from its --json report.

@@ -65,31 +65,8 @@ echo "== building the ahead-of-time driver"
 "$BIN/clang-22" -O2 -march=native -std=c11 -Wall -Wextra -I"$HERE" \
   "$HERE/main_aot.c" harness.o matmul.o -lopenblas -lm -o bench_aot
 
-export OPENBLAS_NUM_THREADS=1
-if [[ -n "${OPENBLAS_CORETYPE:-}" ]]; then
-  echo "== ignoring OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE from the environment"
-fi
-if [[ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]]; then
-  export OPENBLAS_CORETYPE="$BENCH_OPENBLAS_CORETYPE"
-else
-  # OpenBLAS 0.3.21 does not know this CPU and falls back to a slow generic
-  # kernel; pick the faster of the two AVX-512 / AVX2 kernels, best of 3
-  # interleaved probes each.
-  best_core="" best_gf=0
-  declare -A probe
-  for round in 1 2 3; do
-    for core in SkylakeX Haswell; do
-      gf="$(OPENBLAS_CORETYPE=$core ./bench_aot --probe)"
-      probe[$core]="${probe[$core]:-} $gf"
-      if awk -v a="$gf" -v b="$best_gf" 'BEGIN{exit !(a>b)}'; then
-        best_gf="$gf" best_core="$core"
-      fi
-    done
-  done
-  echo "== OpenBLAS probe (1024^3 sgemm GFLOP/s): SkylakeX:${probe[SkylakeX]}" \
-       " Haswell:${probe[Haswell]} -> $best_core"
-  export OPENBLAS_CORETYPE="$best_core"
-fi
+source "$HERE/../openblas-coretype.sh"
+select_openblas_coretype ./bench_aot
 
 echo "== ahead-of-time ($(date -u +%Y-%m-%dT%H:%MZ), $REPS repetitions," \
      "ratio = MLIR time / OpenBLAS time, median of per-repetition ratios)"
