@@ -13,7 +13,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.overlap_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "Inputs", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%overlap_src_root", config.overlap_src_root))
@@ -24,7 +25,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
-tools = ["overlap-opt", "overlap-run", "mlir-translate"]
+tools = ["overlap-opt", "overlap-run", "overlap-sim", "mlir-translate"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The MPI transport (Runtime/mpi, `REQUIRES: mpi`): overlap-run under mpirun

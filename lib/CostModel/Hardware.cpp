@@ -8,6 +8,7 @@
 
 #include "OverlapDialect/CostModel/Hardware.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -59,12 +60,23 @@ mlir::ovl::symbolizeInterconnectKind(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
-bool HardwareDescription::hasWrapAround(llvm::ArrayRef<int64_t> extents) const {
+bool HardwareDescription::wrapsDimension(llvm::ArrayRef<int64_t> extents,
+                                         unsigned dim) const {
   if (interconnect == InterconnectKind::Switch || wrapAroundUnit == 0)
     return true;
-  return llvm::all_of(extents, [&](int64_t extent) {
+  auto wholeUnits = [&](int64_t extent) {
     return extent % static_cast<int64_t>(wrapAroundUnit) == 0;
-  });
+  };
+  if (wrapAroundPerDimension)
+    return wholeUnits(extents[dim]);
+  return llvm::all_of(extents, wholeUnits);
+}
+
+bool HardwareDescription::hasWrapAround(llvm::ArrayRef<int64_t> extents) const {
+  for (unsigned dim = 0; dim < extents.size(); ++dim)
+    if (!wrapsDimension(extents, dim))
+      return false;
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -114,12 +126,12 @@ static HardwareDescription makeTpuV4() {
 static HardwareDescription makeTpuV5e() {
   HardwareDescription hw;
   hw.name = "tpu-v5e";
-  // 197 TFLOP/s bf16 and 394 TOPS int8 per chip: Cloud TPU documentation,
+  // 197 TFLOP/s bf16 and 393 TOPS int8 per chip: Cloud TPU documentation,
   // "TPU v5e".
   double bf16 = 197 * kTera;
   hw.peakFlops = {bf16 / kTpuF32Passes, bf16, bf16 / kTpuF32Passes,
-                  394 * kTera};
-  // 16 GiB HBM2 at 819 GB/s: Cloud TPU documentation, "TPU v5e".
+                  393 * kTera};
+  // 16 GB HBM2 at 819 GB/s: Cloud TPU documentation, "TPU v5e".
   hw.hbmBandwidth = 819 * kGiga;
   // 1600 Gb/s of ICI per chip over the 4 links of a 2-D torus (Cloud TPU
   // documentation, "TPU v5e"). Assumption: the per-chip figure sums one
@@ -134,16 +146,21 @@ static HardwareDescription makeTpuV5e() {
   hw.collectiveLaunchOverhead = 1e-6;
   hw.interconnect = InterconnectKind::Torus;
   hw.torusRank = 2;
-  // Assumption: v5e pods are 16x16 and only the whole pod closes the torus.
+  // A v5e pod is 16x16; a slice wraps along each axis that spans the whole
+  // pod, independently of the other ("A TPU v5e 8x16 will have a wraparound
+  // on the longer axis", How to Scale Your Model, jax-ml.github.io/
+  // scaling-book/tpus).
   hw.wrapAroundUnit = 16;
+  hw.wrapAroundPerDimension = true;
   return hw;
 }
 
 static HardwareDescription makeTpuV5p() {
   HardwareDescription hw;
   hw.name = "tpu-v5p";
-  // 459 TFLOP/s bf16 and 918 TOPS int8 per chip: Cloud TPU documentation,
-  // "TPU v5p".
+  // 459 TFLOP/s bf16 per chip: Cloud TPU documentation, "TPU v5p"; 918
+  // TOPS int8: the JAX scaling book's table (jax-ml.github.io/scaling-book/
+  // tpus), twice bf16 as on v5e.
   double bf16 = 459 * kTera;
   hw.peakFlops = {bf16 / kTpuF32Passes, bf16, bf16 / kTpuF32Passes,
                   918 * kTera};
@@ -328,9 +345,9 @@ private:
 } // namespace
 
 static const char *const kFieldNames[] = {
-    "name",         "peakFlops",  "hbmBandwidth",  "linkBandwidth",
-    "linksPerChip", "hopLatency", "dmaSlots",      "collectiveLaunchOverhead",
-    "interconnect", "torusRank",  "wrapAroundUnit"};
+    "name",         "peakFlops",  "hbmBandwidth",   "linkBandwidth",
+    "linksPerChip", "hopLatency", "dmaSlots",       "collectiveLaunchOverhead",
+    "interconnect", "torusRank",  "wrapAroundUnit", "wrapAroundPerDimension"};
 
 static llvm::Expected<HardwareDescription>
 parseHardware(const llvm::json::Value &root) {
@@ -401,6 +418,14 @@ parseHardware(const llvm::json::Value &root) {
     if (llvm::Error err =
             reader.readUnsigned("wrapAroundUnit", hw.wrapAroundUnit))
       return std::move(err);
+  // Optional: whole-slice wrap-around (v4, v5p) unless it says otherwise.
+  if (const llvm::json::Value *perDimension =
+          root.getAsObject()->get("wrapAroundPerDimension")) {
+    std::optional<bool> flag = perDimension->getAsBoolean();
+    if (!flag)
+      return fieldError("wrapAroundPerDimension", "must be true or false");
+    hw.wrapAroundPerDimension = *flag;
+  }
 
   if (llvm::Error err = verifyHardware(hw))
     return std::move(err);
@@ -428,4 +453,17 @@ mlir::ovl::loadHardwareFromJSON(llvm::StringRef path) {
   if (!hw)
     return prefixed(hw.takeError());
   return hw;
+}
+
+llvm::Expected<HardwareDescription>
+mlir::ovl::resolveHardware(llvm::StringRef nameOrPath) {
+  if (std::optional<HardwareDescription> hw = lookupHardware(nameOrPath))
+    return *hw;
+  if (nameOrPath.ends_with(".json") || nameOrPath.contains('/'))
+    return loadHardwareFromJSON(nameOrPath);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "unknown hardware '" + nameOrPath +
+          "' (built in: " + llvm::join(builtinHardwareNames(), ", ") +
+          "; or the path of a .json description)");
 }

@@ -9,6 +9,7 @@
 #include "OverlapDialect/CostModel/Hardware.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -70,6 +71,17 @@ TEST(HardwareTest, WrapAroundOnlyOnWholeCubes) {
   EXPECT_TRUE(lookupHardware("h100-nvlink")->hasWrapAround({8}));
   v4.wrapAroundUnit = 0;
   EXPECT_TRUE(v4.hasWrapAround({2, 2, 1}));
+}
+
+TEST(HardwareTest, V5eWrapsEachWholeDimension) {
+  HardwareDescription v5e = *lookupHardware("tpu-v5e");
+  EXPECT_TRUE(v5e.wrapAroundPerDimension);
+  EXPECT_FALSE(v5e.wrapsDimension({8, 16}, 0));
+  EXPECT_TRUE(v5e.wrapsDimension({8, 16}, 1));
+  EXPECT_FALSE(v5e.hasWrapAround({8, 16}));
+  EXPECT_TRUE(v5e.hasWrapAround({16, 16}));
+  // The whole-cube rule of v4 does not wrap a whole dimension alone.
+  EXPECT_FALSE(lookupHardware("tpu-v4")->wrapsDimension({4, 4, 2}, 0));
 }
 
 TEST(HardwareTest, ElementAndInterconnectNamesRoundTrip) {
@@ -155,6 +167,21 @@ TEST_F(HardwareJSONTest, ValidFileLoads) {
   EXPECT_EQ(hw->interconnect, InterconnectKind::Torus);
   EXPECT_EQ(hw->torusRank, 2u);
   EXPECT_EQ(hw->wrapAroundUnit, 8u);
+  EXPECT_FALSE(hw->wrapAroundPerDimension);
+}
+
+TEST_F(HardwareJSONTest, WrapAroundPerDimensionIsOptional) {
+  llvm::json::Object object = validObject();
+  object["wrapAroundPerDimension"] = true;
+  llvm::Expected<HardwareDescription> hw = load(std::move(object));
+  ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
+  EXPECT_TRUE(hw->wrapAroundPerDimension);
+
+  llvm::json::Object notBool = validObject();
+  notBool["wrapAroundPerDimension"] = 1;
+  EXPECT_NE(loadError(std::move(notBool))
+                .find("field 'wrapAroundPerDimension' must be true or false"),
+            std::string::npos);
 }
 
 TEST_F(HardwareJSONTest, SwitchNeedsNoTorusFields) {
@@ -282,6 +309,77 @@ TEST_F(HardwareJSONTest, UnreadableOrMalformedFile) {
   ASSERT_FALSE(bool(missing));
   EXPECT_NE(llvm::toString(missing.takeError()).find(path.str().str()),
             std::string::npos);
+}
+
+TEST(HardwareTest, ResolveBuiltinName) {
+  for (llvm::StringRef name : builtinHardwareNames()) {
+    SCOPED_TRACE(name.str());
+    llvm::Expected<HardwareDescription> hw = resolveHardware(name);
+    ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
+    EXPECT_EQ(hw->name, name);
+    EXPECT_DOUBLE_EQ(hw->linkBandwidth, lookupHardware(name)->linkBandwidth);
+  }
+}
+
+TEST(HardwareTest, ResolveUnknownNameListsBuiltins) {
+  llvm::Expected<HardwareDescription> hw = resolveHardware("tpu-v9");
+  ASSERT_FALSE(bool(hw));
+  std::string message = llvm::toString(hw.takeError());
+  EXPECT_NE(message.find("unknown hardware 'tpu-v9'"), std::string::npos)
+      << message;
+  for (llvm::StringRef name : builtinHardwareNames())
+    EXPECT_NE(message.find(name.str()), std::string::npos) << message;
+  EXPECT_NE(message.find(".json"), std::string::npos) << message;
+}
+
+/// A hardware option naming a file: with or without the .json extension,
+/// as long as it is a path.
+TEST(HardwareTest, ResolveJSONFileInTemporaryDirectory) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("hardware", dir));
+  llvm::SmallString<128> json(dir), bare(dir);
+  llvm::sys::path::append(json, "chip.json");
+  llvm::sys::path::append(bare, "chip");
+  llvm::json::Object object{
+      {"name", "file-chip"},
+      {"peakFlops",
+       llvm::json::Object{
+           {"f32", 1e12}, {"bf16", 4e12}, {"f16", 2e12}, {"i8", 8e12}}},
+      {"hbmBandwidth", 5e11},
+      {"linkBandwidth", 2.5e10},
+      {"linksPerChip", 2},
+      {"hopLatency", 1.5e-6},
+      {"dmaSlots", 16},
+      {"collectiveLaunchOverhead", 3e-6},
+      {"interconnect", "switch"},
+  };
+  for (llvm::StringRef path : {json.str(), bare.str()}) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    os << llvm::json::Value(llvm::json::Object(object));
+  }
+
+  for (llvm::StringRef path : {json.str(), bare.str()}) {
+    SCOPED_TRACE(path.str());
+    llvm::Expected<HardwareDescription> hw = resolveHardware(path);
+    ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
+    EXPECT_EQ(hw->name, "file-chip");
+    EXPECT_EQ(hw->interconnect, InterconnectKind::Switch);
+    EXPECT_DOUBLE_EQ(hw->egressBandwidth(), 5e10);
+  }
+
+  // A path that does not exist is an error naming it, not a lookup miss.
+  llvm::SmallString<128> missing(dir);
+  llvm::sys::path::append(missing, "missing.json");
+  llvm::Expected<HardwareDescription> hw = resolveHardware(missing);
+  ASSERT_FALSE(bool(hw));
+  EXPECT_NE(llvm::toString(hw.takeError()).find(missing.str().str()),
+            std::string::npos);
+
+  llvm::sys::fs::remove(json);
+  llvm::sys::fs::remove(bare);
+  llvm::sys::fs::remove(dir);
 }
 
 } // namespace

@@ -69,4 +69,51 @@ def OvlLowerToRuntimePass : Pass<"ovl-lower-to-runtime", "::mlir::ModuleOp"> {
   ];
 }
 
+def OvlLowerToICIPass : Pass<"ovl-lower-to-ici", "::mlir::ModuleOp"> {
+  let summary = "Annotate every collective with its link-level transfers on a pod";
+  let description = [{
+    Maps the grid of each collective onto a physical topology (the
+    `topology` extents, or the default near-cubic one for the grid's device
+    count, with the grid's devices placed row-major or as
+    `device-assignment` says) and records, for the logical device `device`,
+    the transfers the op makes on the interconnect as an `ovl.ici`
+    dictionary attribute:
+
+    - `estimate_s`: the cost model's time for the op;
+    - `transfers`: one entry per ring (one per grid axis) or per permute
+      target, each with the peer (`to`, physical coordinates), the `route`
+      (link names such as `(0,0,0) z+`), `hops`, the `bytes` per step and the
+      number of `steps`; a blocking collective's bidirectional ring has a
+      `forward` and a `backward` entry per axis, using both directions of
+      the links;
+    - per ring, `ring_max_hops`: the longest edge of the ring. Without
+      wrap-around the ring's closing edge walks back along the line, and
+      every step of the ring waits for it.
+
+    The simulator (`overlap-sim`) lowers collectives the same way; this pass
+    makes the lowering visible and testable.
+
+    ```mlir
+    %g = ovl.all_gather %x on @grid axes [0] dim 0
+        {ovl.ici = {estimate_s = 3.2e-05 : f64, transfers = [
+           {axis = 0, direction = "forward", to = "(0,0,1)",
+            route = ["(0,0,0) z+"], hops = 1, bytes = 65536, steps = 3,
+            ring_max_hops = 1}, ...]}} : ...
+    ```
+  }];
+  let options = [
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
+           "Built-in hardware name or path of a JSON description">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Physical extents such as 4x4x8 (default: near-cubic for the "
+           "grid's device count)">,
+    ListOption<"deviceAssignment", "device-assignment", "int64_t",
+               "Physical device of each logical device (default: row-major)">,
+    Option<"device", "device", "int64_t", /*default=*/"0",
+           "The logical device whose transfers are recorded">,
+    Option<"unidirectional", "unidirectional", "bool", /*default=*/"false",
+           "Lower blocking collectives to one-way rings">,
+  ];
+}
+
 #endif // OVERLAP_CONVERSION_PASSES_TD

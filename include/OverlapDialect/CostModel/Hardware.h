@@ -69,11 +69,15 @@ struct HardwareDescription {
   InterconnectKind interconnect = InterconnectKind::Torus;
   /// Number of torus dimensions (2 or 3); 0 for a switch.
   unsigned torusRank = 0;
-  /// Wrap-around rule of the torus: a slice has wrap-around links in every
-  /// dimension iff each of its extents is a multiple of this unit (TPU v4 and
-  /// v5p close the torus through optical switches only on whole 4x4x4 cubes),
-  /// and none otherwise; 0 means every dimension always wraps.
+  /// Wrap-around rule of the torus: with `wrapAroundPerDimension` false a
+  /// slice has wrap-around links in every dimension iff each of its extents
+  /// is a multiple of this unit, and none otherwise (TPU v4 and v5p close
+  /// the torus through optical switches only on whole 4x4x4 cubes); with it
+  /// true each dimension wraps on its own when its extent is a multiple of
+  /// the unit (TPU v5e: an 8x16 slice wraps along its 16-long axis). 0 means
+  /// every dimension always wraps.
   unsigned wrapAroundUnit = 0;
+  bool wrapAroundPerDimension = false;
 
   double peak(ElementKind kind) const {
     return peakFlops[static_cast<unsigned>(kind)];
@@ -86,6 +90,9 @@ struct HardwareDescription {
   /// wrap-around links; always true for a switch, where rings close in one
   /// hop anyway.
   bool hasWrapAround(llvm::ArrayRef<int64_t> extents) const;
+  /// Whether dimension `dim` of a slice of the given extents has
+  /// wrap-around links.
+  bool wrapsDimension(llvm::ArrayRef<int64_t> extents, unsigned dim) const;
 };
 
 /// The built-in description called `name` ("tpu-v4", "tpu-v5e", "tpu-v5p",
@@ -105,6 +112,11 @@ llvm::Error verifyHardware(const HardwareDescription &hw);
 /// `torusRank` and `wrapAroundUnit` are required for a torus only. Errors say
 /// which file and which field.
 llvm::Expected<HardwareDescription> loadHardwareFromJSON(llvm::StringRef path);
+
+/// What the tools' and passes' `hardware` options accept: a built-in name,
+/// or else the path of a JSON description. The error lists the built-in
+/// names when `nameOrPath` is neither.
+llvm::Expected<HardwareDescription> resolveHardware(llvm::StringRef nameOrPath);
 
 } // namespace ovl
 } // namespace mlir

@@ -8,7 +8,7 @@
 shard.grid @ring(shape = 8)
 
 /// A gathered shard moves through an unrolled ring loop (the output of
-/// ovl-decompose-collective-einsum{unroll=2}, trimmed).
+/// ovl-decompose-collective-einsum{gate=always unroll=2}, trimmed).
 // CHECK-LABEL: func.func @all_gather_loop
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x8xf32>, %[[W:[a-z0-9]+]]: tensor<8x4xf32>
 // CHECK: %[[SPARE:.+]] = bufferization.alloc_tensor() : tensor<8x4xf32>

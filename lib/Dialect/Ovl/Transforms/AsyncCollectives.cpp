@@ -75,8 +75,8 @@ struct OvlAsyncCollectivesPass
     llvm::DenseMap<Operation *, CollectivePermuteOp> predecessor;
     llvm::DenseMap<Operation *, CollectivePermuteOp> successor;
     for (CollectivePermuteOp permute : permutes) {
-      if (CollectivePermuteOp pred = findChainPredecessor(
-              permute.getInput(), permute->getBlock())) {
+      if (CollectivePermuteOp pred =
+              findChainPredecessor(permute.getInput(), permute->getBlock())) {
         predecessor[permute] = pred;
         successor[pred] = permute;
       }

@@ -151,7 +151,8 @@ struct PermuteStartInterface
     auto start = cast<CollectivePermuteStartOp>(op);
     FailureOr<Value> input =
         getBuffer(rewriter, start.getInput(), options, state);
-    FailureOr<Value> dest = getBuffer(rewriter, start.getDest(), options, state);
+    FailureOr<Value> dest =
+        getBuffer(rewriter, start.getDest(), options, state);
     if (failed(input) || failed(dest))
       return failure();
     auto token = BufferPermuteStartOp::create(

@@ -1,16 +1,18 @@
 //===- DecomposeCollectiveEinsum.cpp - The decomposition pass -------------===//
 //
 // Picks the AllGather-Einsum and Einsum-ReduceScatter pairs of a function
-// and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter.
-// An einsum with two candidates (figure 3: two gathered inputs, or a
-// gathered input and a scattered result) is decomposed for only one of
-// them; until the cost model decides (section 5.5), the collective moving
-// more bytes wins, the other stays blocking.
+// and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter
+// when the cost model estimates a gain (section 5.5; the estimates are in
+// DecompositionCost.cpp). An einsum with two candidates (figure 3: two
+// gathered inputs, or a gathered input and a scattered result) is
+// decomposed for the one with the larger gain only; the other stays
+// blocking.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 
+#include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
 
@@ -18,8 +20,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <map>
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
@@ -33,15 +41,78 @@ using namespace mlir::ovl;
 
 namespace {
 
-/// Bytes one device sends for the collective, or 0 when unknown.
-int64_t bytesPerDevice(Operation *op) {
-  auto collective = cast<CollectiveOpInterface>(op);
-  SymbolTableCollection symbols;
-  std::optional<int64_t> groupSize = collective.getGroupSize(symbols);
-  if (!groupSize || ShapedType::isDynamic(*groupSize))
-    return 0;
-  return collective.getBytesSentPerDevice(*groupSize).value_or(0);
+/// `seconds` with three significant digits in s, ms, us or ns:
+/// "1.20 ms", "450 us", "-3.07 us".
+std::string formatTime(double seconds) {
+  if (seconds == 0 || !std::isfinite(seconds))
+    return seconds == 0 ? "0 s" : llvm::formatv("{0} s", seconds).str();
+  static const std::pair<double, const char *> units[] = {
+      {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  double magnitude = std::fabs(seconds);
+  size_t unit = 0;
+  while (unit + 1 < std::size(units) && magnitude < units[unit].first)
+    ++unit;
+  double value = seconds / units[unit].first;
+  // Two decimals below 10, one below 100, none above; a value that rounds
+  // up to 1000 moves to the larger unit.
+  auto decimals = [](double v) {
+    v = std::fabs(v);
+    return v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+  };
+  if (std::fabs(value) >= 999.5 && unit > 0) {
+    --unit;
+    value = seconds / units[unit].first;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.*f", decimals(value), value) << " "
+     << units[unit].second;
+  return text;
 }
+
+/// "all_gather along axis 1 (N=4)".
+std::string describeCollective(Operation *op, int64_t groupSize) {
+  ArrayRef<int16_t> axes = cast<CollectiveOpInterface>(op).getGridAxes();
+  std::string text = op->getName().stripDialect().str();
+  if (axes.size() == 1)
+    text += " along axis " + std::to_string(axes.front());
+  else
+    text += " along axes [" +
+            llvm::join(llvm::map_range(
+                           axes, [](int16_t a) { return std::to_string(a); }),
+                       ", ") +
+            "]";
+  return text + " (N=" + std::to_string(groupSize) + ")";
+}
+
+/// "comp 1.20 ms + comm 400 us >= max(loop comp 1.20 ms, ring 450 us) +
+/// epilogue 300 us, gain 100 us".
+std::string describeInequality(const DecompositionEstimate &estimate) {
+  return llvm::formatv("comp {0} + comm {1} {2} max(loop comp {3}, ring {4}) + "
+                       "epilogue {5}, gain {6}",
+                       formatTime(estimate.comp), formatTime(estimate.comm),
+                       estimate.gain() >= 0 ? ">=" : "<",
+                       formatTime(estimate.loopComp), formatTime(estimate.ring),
+                       formatTime(estimate.epilogue),
+                       formatTime(estimate.gain()))
+      .str();
+}
+
+/// One collective the pass considers.
+struct Candidate {
+  Operation *op;
+  /// Why it cannot be decomposed; empty when it can.
+  std::string why;
+  int64_t groupSize = 0;
+  /// The einsums its rewrite consumes.
+  SmallVector<Operation *, 2> einsums;
+  std::optional<DecompositionEstimate> estimate;
+  /// Why there is no estimate, when there is none.
+  std::string unpriced;
+  /// The candidate that took one of its einsums with a larger gain.
+  const Candidate *outvotedBy = nullptr;
+  bool selected = false;
+};
 
 struct OvlDecomposeCollectiveEinsumPass
     : public ovl::impl::OvlDecomposeCollectiveEinsumPassBase<
@@ -59,74 +130,184 @@ struct OvlDecomposeCollectiveEinsumPass
     options.unroll = unroll;
     options.bidirectional = bidirectional;
 
-    SmallVector<Operation *> candidates;
+    SmallVector<Candidate> candidates;
     getOperation().walk([&](Operation *op) {
-      if (isa<AllGatherOp, ReduceScatterOp>(op))
-        candidates.push_back(op);
+      if (isa<AllGatherOp, ReduceScatterOp>(op)) {
+        candidates.emplace_back();
+        candidates.back().op = op;
+      }
     });
 
-    // An einsum with several candidates (two gathered inputs, or a gathered
-    // input and a scattered result) keeps the one moving the most bytes.
-    llvm::DenseSet<Operation *> outvoted;
-    auto compete = [&](ArrayRef<Operation *> rivals) {
-      Operation *best = nullptr;
-      for (Operation *rival : rivals)
-        if (!best || bytesPerDevice(rival) > bytesPerDevice(best))
-          best = rival;
-      for (Operation *rival : rivals)
-        if (rival != best)
-          outvoted.insert(rival);
-    };
-    getOperation().walk([&](EinsumOp einsum) {
-      SmallVector<Operation *> rivals;
-      for (Value input : einsum.getInputs())
-        if (auto gather = input.getDefiningOp<AllGatherOp>())
-          rivals.push_back(gather);
-      for (Operation *user : einsum.getResult().getUsers())
-        if (isa<ReduceScatterOp>(user))
-          rivals.push_back(user);
-      if (rivals.size() > 1)
-        compete(rivals);
-    });
+    SymbolTableCollection symbols;
+    for (Candidate &candidate : candidates) {
+      Operation *op = candidate.op;
+      if (auto gather = dyn_cast<AllGatherOp>(op)) {
+        candidate.why = whyNotDecomposable(gather);
+        if (candidate.why.empty())
+          candidate.einsums.append(gather.getResult().getUsers().begin(),
+                                   gather.getResult().getUsers().end());
+      } else {
+        auto scatter = cast<ReduceScatterOp>(op);
+        candidate.why = whyNotDecomposable(scatter);
+        if (candidate.why.empty())
+          candidate.einsums.push_back(scatter.getInput().getDefiningOp());
+      }
+      if (!candidate.why.empty())
+        continue;
+      // Decomposable implies a static group size.
+      candidate.groupSize =
+          *cast<CollectiveOpInterface>(op).getGroupSize(symbols);
+      if (gate == DecomposeGate::Never)
+        continue;
+      if (failed(estimate(candidate, options, symbols)))
+        return signalPassFailure();
+    }
+
+    select(candidates);
 
     IRRewriter rewriter(&getContext());
-    for (Operation *op : candidates) {
-      std::string why;
-      int64_t bytes = bytesPerDevice(op);
-      // Outvoted candidates first: the winner's rewrite may have consumed
-      // the einsum they share.
-      if (outvoted.contains(op))
-        why = "another collective of the same einsum moves more bytes and "
-              "is decomposed instead";
-      else if (auto gather = dyn_cast<AllGatherOp>(op))
-        why = whyNotDecomposable(gather);
-      else
-        why = whyNotDecomposable(cast<ReduceScatterOp>(op));
-      if (why.empty() && bytes < minBytes)
-        why = "it moves " + std::to_string(bytes) +
-              " bytes per device, below min-bytes=" + std::to_string(minBytes);
-      if (!why.empty()) {
-        if (remarks)
-          op->emitRemark("not decomposed: ") << why;
-        continue;
-      }
-      std::string what = "decomposed into a ring loop (";
-      if (auto gather = dyn_cast<AllGatherOp>(op))
-        what += describeAllGatherCases(gather);
-      else
-        what += "einsum-reduce_scatter";
-      what += ", unroll " + std::to_string(options.unroll) +
-              (options.bidirectional ? ", bidirectional)" : ", unidirectional)");
+    for (Candidate &candidate : candidates) {
       if (remarks)
-        op->emitRemark(what);
-      if (auto gather = dyn_cast<AllGatherOp>(op)) {
+        remark(candidate);
+      if (!candidate.selected)
+        continue;
+      if (auto gather = dyn_cast<AllGatherOp>(candidate.op)) {
         if (succeeded(decomposeAllGatherEinsum(rewriter, gather, options)))
           ++numAllGathers;
       } else if (succeeded(decomposeEinsumReduceScatter(
-                     rewriter, cast<ReduceScatterOp>(op), options))) {
+                     rewriter, cast<ReduceScatterOp>(candidate.op), options))) {
         ++numReduceScatters;
       }
     }
   }
+
+private:
+  /// The machine of the candidate's grid (built once per grid shape) and
+  /// the candidate's estimate on it. Fails, with an error on the
+  /// collective, when the machine cannot be built.
+  LogicalResult estimate(Candidate &candidate, const DecomposeOptions &options,
+                         SymbolTableCollection &symbols) {
+    auto collective = cast<CollectiveOpInterface>(candidate.op);
+    shard::GridOp grid = collective.getGridOp(symbols);
+    SmallVector<int64_t> shape(grid.getShape());
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      candidate.unpriced = "grid @" + grid.getSymName().str() +
+                           " has a dynamic shape, which the cost model "
+                           "cannot place on a machine";
+      return success();
+    }
+    auto it = machines.find(shape);
+    if (it == machines.end()) {
+      llvm::Expected<MachineModel> machine =
+          buildMachineModel(hardware, topology, deviceAssignment, shape);
+      if (!machine) {
+        candidate.op->emitError("cannot map grid @")
+            << grid.getSymName()
+            << " onto the machine: " << llvm::toString(machine.takeError());
+        return failure();
+      }
+      it = machines.emplace(shape, std::move(*machine)).first;
+    }
+    FailureOr<DecompositionEstimate> estimate =
+        isa<AllGatherOp>(candidate.op)
+            ? estimateDecomposition(cast<AllGatherOp>(candidate.op), it->second,
+                                    options)
+            : estimateDecomposition(cast<ReduceScatterOp>(candidate.op),
+                                    it->second, options);
+    if (failed(estimate))
+      candidate.unpriced = "the cost model cannot price its shapes";
+    else
+      candidate.estimate = *estimate;
+    return success();
+  }
+
+  /// Marks the candidates to rewrite: by decreasing gain (those without an
+  /// estimate last, in program order), each decomposable candidate whose
+  /// einsums no earlier one took, if the gate lets it through.
+  void select(MutableArrayRef<Candidate> candidates) {
+    if (gate == DecomposeGate::Never)
+      return;
+    // Candidates are in program order in `candidates`; ties keep it.
+    SmallVector<Candidate *> order;
+    for (Candidate &candidate : candidates)
+      if (candidate.why.empty())
+        order.push_back(&candidate);
+    llvm::sort(order, [](const Candidate *a, const Candidate *b) {
+      if (a->estimate && b->estimate &&
+          a->estimate->gain() != b->estimate->gain())
+        return a->estimate->gain() > b->estimate->gain();
+      if (bool(a->estimate) != bool(b->estimate))
+        return bool(a->estimate);
+      return a < b;
+    });
+    llvm::DenseMap<Operation *, const Candidate *> takenBy;
+    for (Candidate *candidate : order) {
+      for (Operation *einsum : candidate->einsums)
+        if (const Candidate *taker = takenBy.lookup(einsum)) {
+          candidate->outvotedBy = taker;
+          break;
+        }
+      if (candidate->outvotedBy)
+        continue;
+      if (gate == DecomposeGate::Cost &&
+          (!candidate->estimate || candidate->estimate->gain() < 0))
+        continue;
+      candidate->selected = true;
+      for (Operation *einsum : candidate->einsums)
+        takenBy[einsum] = candidate;
+    }
+  }
+
+  /// What was decided for `candidate` and why, with the estimates.
+  void remark(const Candidate &candidate) {
+    Operation *op = candidate.op;
+    if (!candidate.why.empty()) {
+      op->emitRemark("not decomposed: ") << candidate.why;
+      return;
+    }
+    std::string what = describeCollective(op, candidate.groupSize);
+    if (gate == DecomposeGate::Never) {
+      op->emitRemark("not decomposing ") << what << ": gate=never";
+      return;
+    }
+    if (candidate.outvotedBy) {
+      const Candidate &winner = *candidate.outvotedBy;
+      InFlightDiagnostic diag = op->emitRemark("not decomposing ");
+      diag << what << ": the " << winner.op->getName().stripDialect()
+           << " of the same einsum has the larger gain";
+      if (winner.estimate && candidate.estimate)
+        diag << " (" << formatTime(winner.estimate->gain()) << " vs "
+             << formatTime(candidate.estimate->gain()) << ")";
+      return;
+    }
+    if (!candidate.selected) {
+      InFlightDiagnostic diag = op->emitRemark("not decomposing ");
+      diag << what << ": ";
+      if (candidate.estimate)
+        diag << describeInequality(*candidate.estimate);
+      else
+        diag << candidate.unpriced;
+      return;
+    }
+    std::string loop = "into a ring loop (";
+    if (auto gather = dyn_cast<AllGatherOp>(op))
+      loop += describeAllGatherCases(gather);
+    else
+      loop += "einsum-reduce_scatter";
+    loop += ", unroll " + std::to_string(unroll) +
+            (bidirectional ? ", bidirectional)" : ", unidirectional)");
+    InFlightDiagnostic diag = op->emitRemark("decomposing ");
+    diag << what << " " << loop;
+    if (gate == DecomposeGate::Always)
+      diag << " as gate=always says";
+    diag << ": ";
+    if (candidate.estimate)
+      diag << describeInequality(*candidate.estimate);
+    else
+      diag << "no estimate, " << candidate.unpriced;
+  }
+
+  /// One machine per grid shape.
+  std::map<SmallVector<int64_t>, MachineModel> machines;
 };
 } // namespace

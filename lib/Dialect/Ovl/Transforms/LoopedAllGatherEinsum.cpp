@@ -75,7 +75,8 @@ FailureOr<SmallVector<GatherUser>> analyzeUsers(AllGatherOp gather,
                 .str();
       return failure();
     }
-    if (llvm::any_of(users, [&](const GatherUser &u) { return u.op == einsum; }) ||
+    if (llvm::any_of(users,
+                     [&](const GatherUser &u) { return u.op == einsum; }) ||
         einsum.getInputs().size() != 2 || einsum.getAcc() == gathered ||
         einsum.getInputs()[0] == einsum.getInputs()[1]) {
       why = "an einsum uses the gathered tensor other than as one of two "
@@ -176,13 +177,13 @@ Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
   Value partial = EinsumOp::create(builder, loc, op.getEquation(), inputs,
                                    partialType, acc);
   for (auto [i, shard] : llvm::enumerate(shards)) {
-    Value piece = shards.size() == 1
-                      ? partial
-                      : extractAlong(builder, loc, partial, user.resultDim,
-                                     builder.getIndexAttr(i * shardSize),
-                                     shardSize);
-    result = insertAlong(builder, loc, piece, result, user.resultDim,
-                         shard.offset);
+    Value piece =
+        shards.size() == 1
+            ? partial
+            : extractAlong(builder, loc, partial, user.resultDim,
+                           builder.getIndexAttr(i * shardSize), shardSize);
+    result =
+        insertAlong(builder, loc, piece, result, user.resultDim, shard.offset);
   }
   return result;
 }
@@ -198,9 +199,9 @@ Value getInitialResult(OpBuilder &builder, Location loc,
                                         type.getElementType());
   if (user.kind == GatherCase::Free || user.kind == GatherCase::Batch)
     return empty;
-  Value zero = arith::ConstantOp::create(
-      builder, loc, type.getElementType(),
-      builder.getZeroAttr(type.getElementType()));
+  Value zero =
+      arith::ConstantOp::create(builder, loc, type.getElementType(),
+                                builder.getZeroAttr(type.getElementType()));
   return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
 }
 
@@ -261,9 +262,9 @@ std::string mlir::ovl::whyNotDecomposable(AllGatherOp gather) {
   return "";
 }
 
-LogicalResult mlir::ovl::decomposeAllGatherEinsum(
-    RewriterBase &rewriter, AllGatherOp gather,
-    const DecomposeOptions &options) {
+LogicalResult
+mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
+                                    const DecomposeOptions &options) {
   if (!whyNotDecomposable(gather).empty())
     return failure();
   std::string why;
@@ -309,9 +310,9 @@ LogicalResult mlir::ovl::decomposeAllGatherEinsum(
         data.push_back(shard.data);
       Value gathered = concatAlong(builder, loc, data, gatherDim);
       for (auto [u, user] : llvm::enumerate(users))
-        next[numChains + u] = computePartial(builder, loc, user, shardSize,
-                                             shards, gathered,
-                                             next[numChains + u]);
+        next[numChains + u] =
+            computePartial(builder, loc, user, shardSize, shards, gathered,
+                           next[numChains + u]);
     }
     return next;
   };
@@ -321,6 +322,40 @@ LogicalResult mlir::ovl::decomposeAllGatherEinsum(
     rewriter.replaceOp(user.op, final[numChains + u]);
   rewriter.eraseOp(gather);
   return success();
+}
+
+RingLoopShape
+mlir::ovl::getAllGatherLoopShape(int64_t groupSize,
+                                 const DecomposeOptions &options) {
+  // The events of emitRound in decomposeAllGatherEinsum, round by round:
+  // the moves first, then each group's einsum on the shards its chains
+  // held at the start of the round. Unrolling does not change them.
+  RingPlan plan = buildPlan(groupSize, options.bidirectional);
+  RingShapeBuilder shape;
+  SmallVector<unsigned> held;
+  for (size_t c = 0; c < plan.chains.size(); ++c)
+    held.push_back(shape.input());
+  for (int64_t round = 0; round < plan.numRounds; ++round) {
+    SmallVector<std::pair<unsigned, int64_t>> moves;
+    SmallVector<unsigned> moved;
+    for (auto [c, chain] : llvm::enumerate(plan.chains))
+      if (int64_t shift = chain.moveAfter(round)) {
+        moves.push_back({held[c], shift});
+        moved.push_back(c);
+      }
+    SmallVector<unsigned> delivered = shape.step(moves);
+    for (ArrayRef<unsigned> group : plan.groups) {
+      SmallVector<unsigned> shards;
+      for (unsigned c : group)
+        if (plan.chains[c].computesIn(round))
+          shards.push_back(held[c]);
+      if (!shards.empty())
+        shape.compute(shards, shards.size());
+    }
+    for (auto [c, value] : llvm::zip(moved, delivered))
+      held[c] = value;
+  }
+  return shape.finish();
 }
 
 /// For remarks: the case each einsum of `gather` falls in.
@@ -333,8 +368,8 @@ std::string mlir::ovl::describeAllGatherCases(AllGatherOp gather) {
   for (const GatherUser &user : *users) {
     if (!text.empty())
       text += "; ";
-    text += describeCase(user.kind).str() + (user.gatheredInput ? " (rhs)"
-                                                                : " (lhs)");
+    text += describeCase(user.kind).str() +
+            (user.gatheredInput ? " (rhs)" : " (lhs)");
   }
   return text;
 }

@@ -153,8 +153,8 @@ ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
     int64_t first, last, direction;
   };
   SmallVector<Range> ranges;
-  for (auto [extent, direction] : {std::pair{up, int64_t(1)},
-                                   std::pair{down, int64_t(-1)}}) {
+  for (auto [extent, direction] :
+       {std::pair{up, int64_t(1)}, std::pair{down, int64_t(-1)}}) {
     for (int64_t phase = 0; phase < step; ++phase) {
       int64_t last = lowest + phase;
       if (last > extent || (last == 0 && direction < 0))
@@ -165,8 +165,8 @@ ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
     }
   }
   for (const Range &range : ranges)
-    ring.chains.push_back(makeChain(range.first, range.last, step,
-                                    range.direction, maxRounds));
+    ring.chains.push_back(
+        makeChain(range.first, range.last, step, range.direction, maxRounds));
   ring.numRounds = maxRounds;
   // Chains of the same phase travel both ways and are computed together;
   // chains of different phases are the interleaved ones.
@@ -201,17 +201,61 @@ std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
     return "the group has a single device";
   if (scatter.getReduction() != ReductionKind::Sum)
     return "it reduces with " +
-           stringifyReductionKind(scatter.getReduction()).str() +
-           ", not sum";
+           stringifyReductionKind(scatter.getReduction()).str() + ", not sum";
   std::string why;
   if (failed(analyze(scatter, why)))
     return why;
   return "";
 }
 
-LogicalResult mlir::ovl::decomposeEinsumReduceScatter(
-    RewriterBase &rewriter, ReduceScatterOp scatter,
-    const DecomposeOptions &options) {
+RingLoopShape
+mlir::ovl::getReduceScatterLoopShape(int64_t groupSize,
+                                     const DecomposeOptions &options) {
+  // The events of emitRound in decomposeEinsumReduceScatter, round by
+  // round and group by group: the group's einsum accumulates into its
+  // chains' sums, whose permutes follow at once; after the loop the sums
+  // are added and, bidirectionally, the owner's own shard accumulated.
+  ScatterPlan plan = buildPlan(groupSize, options);
+  const RingPlan &ring = plan.ring;
+  RingShapeBuilder shape;
+  unsigned zeros = shape.input();
+  SmallVector<unsigned> sums(ring.chains.size(), zeros);
+  for (int64_t round = 0; round < ring.numRounds; ++round) {
+    for (ArrayRef<unsigned> group : ring.groups) {
+      SmallVector<unsigned> active, values;
+      for (unsigned c : group)
+        if (ring.chains[c].computesIn(round)) {
+          active.push_back(c);
+          values.push_back(sums[c]);
+        }
+      if (active.empty())
+        continue;
+      SmallVector<unsigned> updated = shape.compute(values, values.size());
+      SmallVector<std::pair<unsigned, int64_t>> moves;
+      SmallVector<unsigned> moved;
+      for (auto [c, value] : llvm::zip(active, updated)) {
+        sums[c] = value;
+        if (int64_t shift = ring.chains[c].moveAfter(round)) {
+          moves.push_back({value, shift});
+          moved.push_back(c);
+        }
+      }
+      SmallVector<unsigned> delivered = shape.step(moves);
+      for (auto [c, value] : llvm::zip(moved, delivered))
+        sums[c] = value;
+    }
+  }
+  shape.use(sums);
+  RingLoopShape result = shape.finish();
+  result.finalAdds = ring.chains.size() - 1;
+  result.finalShards = plan.ownShardLast ? 1 : 0;
+  return result;
+}
+
+LogicalResult
+mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
+                                        ReduceScatterOp scatter,
+                                        const DecomposeOptions &options) {
   if (!whyNotDecomposable(scatter).empty())
     return failure();
   std::string why;
@@ -249,14 +293,14 @@ LogicalResult mlir::ovl::decomposeEinsumReduceScatter(
         if (!chain.computesIn(rep))
           continue;
         active.push_back(c);
-        targets.push_back(ring.shardOffset(builder, chain.base,
-                                           chain.perRound, round, shardSize));
+        targets.push_back(ring.shardOffset(builder, chain.base, chain.perRound,
+                                           round, shardSize));
         sums.push_back(next[c]);
       }
       if (active.empty())
         continue;
-      SmallVector<Value> updated = accumulate(
-          builder, loc, layout, scatterDim, shardSize, targets, sums);
+      SmallVector<Value> updated = accumulate(builder, loc, layout, scatterDim,
+                                              shardSize, targets, sums);
       // Each chain moves on right after its own computation.
       for (auto [c, sum] : llvm::zip(active, updated)) {
         int64_t shift = plan.ring.chains[c].moveAfter(rep);
@@ -275,9 +319,9 @@ LogicalResult mlir::ovl::decomposeEinsumReduceScatter(
     Value own = ring.shardOffset(
         rewriter, 0, 0, arith::ConstantIndexOp::create(rewriter, loc, 0),
         shardSize);
-    total = accumulate(rewriter, loc, layout, scatterDim, shardSize, {own},
-                       {total})
-                .front();
+    total =
+        accumulate(rewriter, loc, layout, scatterDim, shardSize, {own}, {total})
+            .front();
   }
   rewriter.replaceOp(scatter, total);
   rewriter.eraseOp(layout.einsum);

@@ -34,18 +34,20 @@ Value RingBuilder::shardIndex(OpBuilder &builder, int64_t base,
   if (std::optional<int64_t> constant = getConstantIntValue(round)) {
     offset = positiveMod(offset + step * *constant, groupSize);
   } else if (step != 0) {
-    Value term = step == 1 ? round
-                           : arith::MulIOp::create(
-                                 builder, loc, round,
-                                 arith::ConstantIndexOp::create(builder, loc,
-                                                                step));
+    Value term = step == 1
+                     ? round
+                     : arith::MulIOp::create(
+                           builder, loc, round,
+                           arith::ConstantIndexOp::create(builder, loc, step));
     sum = arith::AddIOp::create(builder, loc, sum, term);
   }
   if (offset != 0)
     sum = arith::AddIOp::create(
-        builder, loc, sum, arith::ConstantIndexOp::create(builder, loc, offset));
+        builder, loc, sum,
+        arith::ConstantIndexOp::create(builder, loc, offset));
   return arith::RemUIOp::create(
-      builder, loc, sum, arith::ConstantIndexOp::create(builder, loc, groupSize));
+      builder, loc, sum,
+      arith::ConstantIndexOp::create(builder, loc, groupSize));
 }
 
 Value RingBuilder::shardOffset(OpBuilder &builder, int64_t base,
@@ -63,9 +65,8 @@ Value RingBuilder::permute(OpBuilder &builder, Value value,
     pairs.push_back(device);
     pairs.push_back(positiveMod(device - shift, groupSize));
   }
-  return CollectivePermuteOp::create(builder, loc, value.getType(), value,
-                                     grid, axes,
-                                     builder.getDenseI64ArrayAttr(pairs));
+  return CollectivePermuteOp::create(builder, loc, value.getType(), value, grid,
+                                     axes, builder.getDenseI64ArrayAttr(pairs));
 }
 
 /// What a round does, for finding rounds of the same structure: per chain,
@@ -161,8 +162,7 @@ static void sliceAlong(OpBuilder &builder, RankedTensorType type, unsigned dim,
 }
 
 Value mlir::ovl::extractAlong(OpBuilder &builder, Location loc, Value source,
-                              unsigned dim, OpFoldResult offset,
-                              int64_t size) {
+                              unsigned dim, OpFoldResult offset, int64_t size) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> offsets, sizes, strides;
   sliceAlong(builder, type, dim, offset, size, offsets, sizes, strides);
@@ -183,9 +183,85 @@ Value mlir::ovl::insertAlong(OpBuilder &builder, Location loc, Value slice,
                                        sizes, strides);
 }
 
-Value mlir::ovl::concatAlong(OpBuilder &builder, Location loc,
-                             ValueRange parts, unsigned dim) {
+Value mlir::ovl::concatAlong(OpBuilder &builder, Location loc, ValueRange parts,
+                             unsigned dim) {
   if (parts.size() == 1)
     return parts.front();
   return tensor::ConcatOp::create(builder, loc, dim, parts);
+}
+
+//===----------------------------------------------------------------------===//
+// RingShapeBuilder
+//===----------------------------------------------------------------------===//
+
+unsigned RingShapeBuilder::input() { return numValues++; }
+
+SmallVector<unsigned>
+RingShapeBuilder::step(ArrayRef<std::pair<unsigned, int64_t>> moves) {
+  Event event{Event::Step, {}, {}, {}, 0};
+  SmallVector<unsigned> delivered;
+  for (auto [value, shift] : moves) {
+    event.reads.push_back(value);
+    event.shifts.push_back(shift);
+    delivered.push_back(numValues++);
+    event.writes.push_back(delivered.back());
+  }
+  if (!moves.empty())
+    events.push_back(std::move(event));
+  return delivered;
+}
+
+SmallVector<unsigned> RingShapeBuilder::compute(ArrayRef<unsigned> values,
+                                                int64_t shards) {
+  Event event{Event::Compute, {}, {}, {}, shards};
+  SmallVector<unsigned> updated;
+  for (unsigned value : values) {
+    event.reads.push_back(value);
+    updated.push_back(numValues++);
+    event.writes.push_back(updated.back());
+  }
+  events.push_back(std::move(event));
+  return updated;
+}
+
+void RingShapeBuilder::use(ArrayRef<unsigned> values) {
+  events.push_back(
+      Event{Event::Use, SmallVector<unsigned, 2>(values), {}, {}, 0});
+}
+
+RingLoopShape RingShapeBuilder::finish() const {
+  RingLoopShape shape;
+  // Per step: where it is issued and where what it delivers is first read.
+  SmallVector<std::pair<size_t, size_t>> spans;
+  for (size_t index = 0; index < events.size(); ++index) {
+    const Event &event = events[index];
+    if (event.kind != Event::Step)
+      continue;
+    size_t firstUse = events.size();
+    for (size_t later = index + 1; later < events.size(); ++later)
+      if (llvm::any_of(events[later].reads, [&](unsigned value) {
+            return llvm::is_contained(event.writes, value);
+          })) {
+        firstUse = later;
+        break;
+      }
+    bool overlapped = false;
+    for (size_t between = index + 1; between < firstUse; ++between)
+      overlapped |= events[between].kind == Event::Compute;
+    shape.steps.push_back({event.shifts, overlapped});
+    if (overlapped)
+      spans.push_back({index, firstUse});
+  }
+  // With no step to hide, every einsum is already counted once as the
+  // computation; otherwise those no overlapped transfer runs along with
+  // (before the first, after the last) are exposed.
+  if (spans.empty())
+    return shape;
+  for (size_t index = 0; index < events.size(); ++index)
+    if (events[index].kind == Event::Compute &&
+        llvm::none_of(spans, [&](std::pair<size_t, size_t> span) {
+          return span.first < index && index < span.second;
+        }))
+      shape.exposedShards += events[index].shards;
+  return shape;
 }

@@ -13,6 +13,8 @@
 #ifndef OVERLAP_LIB_DIALECT_OVL_TRANSFORMS_RINGLOOP_H
 #define OVERLAP_LIB_DIALECT_OVL_TRANSFORMS_RINGLOOP_H
 
+#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -57,6 +59,71 @@ struct RingPlan {
   SmallVector<SmallVector<unsigned>> groups;
   int64_t numRounds = 0;
 };
+
+/// What a decomposed loop does, reduced to what the cost-model gate prices
+/// (section 5.5): its permute steps, which of them can overlap an einsum,
+/// and the work that cannot. Built by RingShapeBuilder from the same plan,
+/// in the same order, as the rewrite emits the loop.
+struct RingLoopShape {
+  /// Permutes issued together (no einsum between them): one per entry of
+  /// `shifts`, each moving one shard `shift` ring positions (device i sends
+  /// to i - shift).
+  struct Step {
+    SmallVector<int64_t, 2> shifts;
+    /// An einsum is emitted between the step's permutes and the first use
+    /// of what they deliver, so the transfer can run while it computes.
+    /// Otherwise the consumer waits for the transfer: it is exposed.
+    bool overlapped = false;
+  };
+  SmallVector<Step> steps;
+  /// Shards computed by einsums while no overlapped step is in flight:
+  /// before the first overlapped step is issued and from the first use of
+  /// the last one's data on (0 when no step overlaps: then nothing does).
+  int64_t exposedShards = 0;
+  /// After the loop: additions of two result shards (the ReduceScatter
+  /// chains' sums), and shards of the einsum computed alone (the owner's
+  /// own contribution of a bidirectional ReduceScatter).
+  int64_t finalAdds = 0;
+  int64_t finalShards = 0;
+};
+
+/// Records the events of a ring loop in emission order and classifies its
+/// permute steps. Values are opaque ids: the data chains start with, what
+/// steps deliver and what einsums accumulate.
+class RingShapeBuilder {
+public:
+  /// A value available before the loop.
+  unsigned input();
+  /// Permutes issued together, each moving `moves[i].first` by
+  /// `moves[i].second` positions; returns the delivered values.
+  SmallVector<unsigned> step(ArrayRef<std::pair<unsigned, int64_t>> moves);
+  /// An einsum on `shards` shards that reads `values`; returns one new value
+  /// per read value (the updated accumulators).
+  SmallVector<unsigned> compute(ArrayRef<unsigned> values, int64_t shards);
+  /// Work after the loop that reads `values` (the chains' additions).
+  void use(ArrayRef<unsigned> values);
+
+  /// The shape, with `finalAdds` and `finalShards` left to the caller.
+  RingLoopShape finish() const;
+
+private:
+  struct Event {
+    enum Kind { Step, Compute, Use } kind;
+    SmallVector<unsigned, 2> reads;
+    SmallVector<unsigned, 2> writes;
+    SmallVector<int64_t, 2> shifts;
+    int64_t shards = 0;
+  };
+  SmallVector<Event> events;
+  unsigned numValues = 0;
+};
+
+/// The shapes of the loops decomposeAllGatherEinsum and
+/// decomposeEinsumReduceScatter build for a group of `groupSize` devices.
+RingLoopShape getAllGatherLoopShape(int64_t groupSize,
+                                    const DecomposeOptions &options);
+RingLoopShape getReduceScatterLoopShape(int64_t groupSize,
+                                        const DecomposeOptions &options);
 
 /// Emits ring-related IR for one group of a grid.
 class RingBuilder {

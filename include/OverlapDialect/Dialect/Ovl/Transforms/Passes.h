@@ -3,6 +3,8 @@
 #ifndef OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_PASSES_H
 #define OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_PASSES_H
 
+#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::ovl {

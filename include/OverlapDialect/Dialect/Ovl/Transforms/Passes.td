@@ -49,17 +49,41 @@ def OvlDecomposeCollectiveEinsumPass
     one-hop epilogue for ReduceScatter, figure 8); `bidirectional=true`
     sends half the shards each way round the ring (figures 9 and 10) and
     computes the two directions' partial einsums as one einsum on
-    concatenated operands; `min-bytes` leaves collectives moving fewer bytes
-    alone. A collective with the `ovl.no_decompose` unit attribute is left
-    alone. `remarks=true` emits a remark for every rewrite and every pair
-    left as it is, saying why.
+    concatenated operands. A collective with the `ovl.no_decompose` unit
+    attribute is left alone.
+
+    The cost-model gate (section 5.5) decides which decomposable pairs are
+    rewritten. With `gate=cost` (the default) a pair is decomposed when
+
+    ```
+    comp + comm >= max(loop comp, ring) + epilogue
+    ```
+
+    on the machine the `hardware`, `topology` and `device-assignment`
+    options describe (as for `ovl-lower-to-ici` and `overlap-sim`): `comp`
+    is the original einsum's time, `loop comp` the loop's partial einsums
+    priced on their own shapes (they can be memory-bound where the whole
+    einsum is not), `comm` the blocking collective's on
+    bidirectional rings, `ring` the permutes of the loop that overlap an
+    einsum, and `epilogue` what the loop cannot overlap (permutes whose
+    consumer waits for them, einsums with no transfer in flight, the work
+    after the loop), all as the loop is built with the given `unroll` and
+    `bidirectional`. An einsum with two candidates (two gathered inputs, or
+    a gathered input and a scattered result) is decomposed for the one with
+    the larger gain `comp + comm - (max(loop comp, ring) + epilogue)` only.
+    `gate=always` decomposes every decomposable pair (still the larger gain
+    of two), `gate=never` none. A machine that cannot be built (unknown
+    hardware, a topology too small for the grid, a bad device assignment)
+    is an error. `remarks=true` emits a remark for every candidate: what
+    was decided and why, with the estimated times, or why the pair cannot
+    be decomposed.
 
     ```mlir
     %w = ovl.all_gather %w_shard on @ring axes [0] dim 1
         : tensor<32x16xf32> -> tensor<32x64xf32>
     %y = ovl.einsum "bf,fh->bh" %x, %w
         : tensor<4x32xf32>, tensor<32x64xf32> -> tensor<4x64xf32>
-    // becomes, for the 4 devices of @ring:
+    // becomes, for the 4 devices of @ring (when decomposed):
     %id = ovl.partition_id on @ring axes [0] : index
     %r:2 = scf.for %k = %c0 to %c3 step %c1
         iter_args(%shard = %w_shard, %y0 = %empty) -> (...) {
@@ -82,10 +106,27 @@ def OvlDecomposeCollectiveEinsumPass
            "Ring steps per loop iteration: 1 or 2">,
     Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
            "Send half of the shards each way round the ring">,
-    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
-           "Leave collectives that move fewer bytes per device alone">,
+    Option<"gate", "gate", "::mlir::ovl::DecomposeGate",
+           /*default=*/"::mlir::ovl::DecomposeGate::Cost",
+           "Which decomposable pairs to rewrite: cost (those the cost "
+           "model estimates a gain for), always or never",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::ovl::DecomposeGate::Cost, "cost",
+                        "those the cost model estimates a gain for"),
+             clEnumValN(::mlir::ovl::DecomposeGate::Always, "always",
+                        "all of them"),
+             clEnumValN(::mlir::ovl::DecomposeGate::Never, "never",
+                        "none"))}]>,
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
+           "Built-in hardware name or path of a JSON description">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Physical extents such as 4x4x8 (default: near-cubic for the "
+           "grid's device count)">,
+    ListOption<"deviceAssignment", "device-assignment", "int64_t",
+               "Physical device of each logical device (default: row-major)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark for each rewrite and each pair left alone">,
+           "Emit a remark for each candidate: what was decided and why, "
+           "with the estimated times">,
   ];
   let statistics = [
     Statistic<"numAllGathers", "all-gathers", "AllGather-Einsum pairs rewritten">,

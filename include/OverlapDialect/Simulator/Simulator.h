@@ -1,0 +1,98 @@
+//===- Simulator.h - Event simulation of an SPMD program --------*- C++ -*-===//
+//
+// Plays a SimProgram on every device of a DeviceAssignment: one compute
+// stream per device, one queue per directed link shared by the transfers on
+// it, per-hop latency, a limit on asynchronous transfers in flight, blocking
+// collectives run as ring algorithms over the topology's links. Reports what
+// a compiler engineer asks of a schedule: step time, compute, total and
+// exposed communication, overlap, FLOP/s and utilization, and where the time
+// goes per op; optionally a Chrome/Perfetto trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAPDIALECT_SIMULATOR_SIMULATOR_H
+#define OVERLAPDIALECT_SIMULATOR_SIMULATOR_H
+
+#include "OverlapDialect/CostModel/Hardware.h"
+#include "OverlapDialect/Simulator/Program.h"
+#include "OverlapDialect/Simulator/Topology.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace ovl {
+
+struct SimOptions {
+  /// Asynchronous transfers a device may have in flight; 0 takes
+  /// hardware.dmaSlots.
+  unsigned maxInFlight = 0;
+  /// Write a Chrome trace to this stream when set.
+  llvm::raw_ostream *trace = nullptr;
+};
+
+/// Where one op of the source program spent the critical device's time.
+struct SimOpStats {
+  std::string label;
+  int64_t count = 0;
+  /// Time on the compute stream.
+  double computeSeconds = 0;
+  /// Time the device waited in it for communication.
+  double exposedSeconds = 0;
+};
+
+/// Times in seconds. Device figures are those of the critical device, the
+/// one that finishes last (the lowest-numbered one on a tie).
+struct SimReport {
+  std::string hardware;
+  std::string topology;
+  int64_t numDevices = 0;
+  int64_t criticalDevice = 0;
+  double stepTime = 0;
+  double computeTime = 0;
+  /// Time during which the device had communication in flight (a blocking
+  /// collective or permute, or any started transfer not yet done).
+  double commTime = 0;
+  /// Time the device waited for communication: stepTime - computeTime.
+  double exposedCommTime = 0;
+  /// 1 - exposed / comm, or 1 without communication.
+  double overlapFraction = 1;
+  /// FLOPs of one device's program and their rate over the step.
+  double flops = 0;
+  double flopsPerSecond = 0;
+  /// flopsPerSecond over the peak of the element kind doing most FLOPs.
+  double utilization = 0;
+  /// Bytes one device sent over links (per hop counted once).
+  double bytesSent = 0;
+  std::vector<SimOpStats> ops;
+  /// Simulator internals, for the speed benchmark.
+  int64_t events = 0;
+};
+
+/// Simulates `program` on all logical devices of `assignment`. Fails with a
+/// message on an inconsistent program (a permute whose pairs do not fit the
+/// group, a done without its start, a deadlock).
+llvm::Expected<SimReport> simulate(const SimProgram &program,
+                                   const HardwareDescription &hardware,
+                                   const Topology &topology,
+                                   const DeviceAssignment &assignment,
+                                   const SimOptions &options = {});
+
+/// The report as JSON: the fields of SimReport under their names here
+/// (`step_time_s`, `compute_time_s`, `comm_time_s`, `exposed_comm_time_s`,
+/// `overlap_fraction`, `flops`, `flops_per_second`, `utilization`,
+/// `bytes_sent`, `num_devices`, `critical_device`, `hardware`, `topology`,
+/// `events`, and `ops`: [{`label`, `count`, `compute_time_s`,
+/// `exposed_comm_time_s`}]).
+void writeReportJSON(const SimReport &report, llvm::raw_ostream &os);
+/// The same for people: aligned lines with units.
+void printReport(const SimReport &report, llvm::raw_ostream &os);
+
+} // namespace ovl
+} // namespace mlir
+
+#endif // OVERLAPDIALECT_SIMULATOR_SIMULATOR_H

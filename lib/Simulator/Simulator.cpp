@@ -1,0 +1,1047 @@
+//===- Simulator.cpp - Event simulation of an SPMD program ----------------===//
+//
+// A discrete-event simulation of every logical device playing the same flat
+// step list. Devices are state machines advanced by events from one priority
+// queue ordered by (time, sequence number), so equal times resolve in the
+// order events were scheduled and every run is deterministic.
+//
+// Transfers have two phases: a latency phase (launch overhead for permutes,
+// then hop latency times hops) and a fluid phase in which every link of the
+// route carries it; its rate is the minimum over its links of the link's
+// bandwidth divided by the transfers in their fluid phase on that link.
+// Rates are recomputed when a transfer enters or leaves a link, which
+// invalidates the finish events of the transfers whose rate changed (each
+// transfer carries a version; a popped finish event of an older version is
+// dropped).
+//
+// Blocking collectives run the ring algorithms the analytical cost model
+// prices (one ring per grid axis; a single ring over the whole group on a
+// switch); each ring step sends to the ring neighbour(s) and waits for its
+// own sends and the neighbours' messages. Messages are matched by a packed
+// key (message slot of the program, device, send or receive) through one
+// hash set of keys that completed before anyone waited for them.
+//
+// Cost: every device step does O(1) work plus its transfers; every transfer
+// causes O(1 + transfers sharing its links) rate updates, each a heap push.
+// With links lightly shared the total is O(devices x steps x log(events in
+// the queue)), and memory is O(devices + links + transfers in flight).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Simulator/Simulator.h"
+
+#include "ChromeTrace.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+#include <limits>
+#include <queue>
+
+using namespace mlir::ovl;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+static llvm::StringRef stringifyStepKind(SimStep::Kind kind) {
+  switch (kind) {
+  case SimStep::Kind::Compute:
+    return "compute";
+  case SimStep::Kind::Collective:
+    return "collective";
+  case SimStep::Kind::Permute:
+    return "permute";
+  case SimStep::Kind::PermuteStart:
+    return "permute-start";
+  case SimStep::Kind::PermuteDone:
+    return "permute-done";
+  }
+  llvm_unreachable("unknown step kind");
+}
+
+namespace {
+
+/// Group arithmetic along some grid axes (DeviceAssignment::groupIndex and
+/// groupMember) with the strides computed once.
+struct GroupView {
+  llvm::SmallVector<int64_t, 3> sizes;
+  llvm::SmallVector<int64_t, 3> strides;
+  int64_t size = 1;
+
+  GroupView(llvm::ArrayRef<int64_t> gridShape, llvm::ArrayRef<int16_t> axes) {
+    for (int16_t axis : axes) {
+      int64_t stride = 1;
+      for (size_t i = axis + 1; i < gridShape.size(); ++i)
+        stride *= gridShape[i];
+      sizes.push_back(gridShape[axis]);
+      strides.push_back(stride);
+      size *= gridShape[axis];
+    }
+  }
+
+  int64_t index(int64_t logical) const {
+    int64_t result = 0;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      result = result * sizes[i] + logical / strides[i] % sizes[i];
+    return result;
+  }
+
+  int64_t member(int64_t logical, int64_t index) const {
+    for (size_t i = sizes.size(); i-- > 0;) {
+      int64_t coord = logical / strides[i] % sizes[i];
+      logical += (index % sizes[i] - coord) * strides[i];
+      index /= sizes[i];
+    }
+    return logical;
+  }
+};
+
+/// One ring of a collective: along the group `view`, `size` members, each
+/// message `messageBytes` (half a shard when bidirectional).
+struct RingPhase {
+  uint32_t view;
+  int64_t size;
+  double messageBytes;
+  /// Ring steps of the collective's earlier phases: numbers message slots.
+  uint64_t stepOffset;
+};
+
+/// What the simulation precomputes for one step of the program.
+struct StepInfo {
+  /// The first message slot of the step (see Simulation::key).
+  uint64_t slotBase = 0;
+  /// Permute, PermuteStart: the group; its pairs by group index.
+  uint32_t view = 0;
+  uint32_t permute = 0;
+  /// Collective: its rings, phases[phasesBegin, phasesEnd).
+  uint32_t phasesBegin = 0;
+  uint32_t phasesEnd = 0;
+  /// Collective: 1, or 2 when bidirectional.
+  uint32_t directions = 1;
+};
+
+/// The pairs of a permute by group index: whom each index sends to and
+/// receives from (-1 for nobody).
+struct PermuteTable {
+  std::vector<int64_t> targetOf;
+  std::vector<int64_t> sourceOf;
+};
+
+enum class DeviceState : uint8_t {
+  Running,
+  Computing,
+  Launching,
+  Ring,
+  Permute,
+  Slot,
+  Done,
+  Finished,
+};
+
+/// One device's progress. Keys it waits for sit in `expect`; `pending`
+/// counts them plus its blocking sends in flight.
+struct Device {
+  DeviceState state = DeviceState::Running;
+  uint32_t pc = 0;
+  uint32_t phase = 0;
+  int64_t ringStep = 0;
+  int32_t pending = 0;
+  int32_t inFlight = 0;
+  uint32_t numExpect = 0;
+  int32_t commDepth = 0;
+  uint64_t expect[2] = {0, 0};
+  /// When the current blocking op or wait began.
+  double opBegin = 0;
+  double commStart = 0;
+  double commTime = 0;
+  double computeTime = 0;
+  double finish = 0;
+  double bytesSent = 0;
+};
+
+struct Transfer {
+  int64_t src = 0;
+  int64_t dst = 0;
+  /// Keys completed at the sender (async sends only) and the receiver.
+  uint64_t sendKey = 0;
+  uint64_t recvKey = 0;
+  double bytes = 0;
+  double remaining = 0;
+  double rate = 0;
+  double lastUpdate = 0;
+  double fluidStart = -1;
+  uint32_t version = 0;
+  uint32_t mark = 0;
+  bool blocking = false;
+  llvm::SmallVector<int64_t, 6> links;
+};
+
+enum class EventKind : uint8_t { Resume, FluidStart, Finish };
+
+struct Event {
+  double time;
+  uint64_t seq;
+  uint32_t id;
+  uint32_t version;
+  EventKind kind;
+};
+
+struct Later {
+  bool operator()(const Event &a, const Event &b) const {
+    if (a.time != b.time)
+      return a.time > b.time;
+    return a.seq > b.seq;
+  }
+};
+
+/// Per-op exposed time: for every device when that fits in memory, else
+/// only for one chosen device (and the simulation runs twice).
+constexpr uint64_t kMaxPerDeviceStats = uint64_t(1) << 22;
+constexpr uint64_t kNoKey = ~uint64_t(0);
+
+class Simulation {
+public:
+  Simulation(const SimProgram &program, const HardwareDescription &hw,
+             const Topology &topology, const DeviceAssignment &assignment,
+             const SimOptions &options, int64_t statsDevice,
+             detail::TraceRecord *trace)
+      : program(program), hw(hw), topology(topology), assignment(assignment),
+        options(options), statsDevice(statsDevice), trace(trace) {}
+
+  llvm::Error prepare();
+  llvm::Error run();
+  SimReport makeReport() const;
+  /// The critical device; valid after run().
+  int64_t criticalDevice() const;
+  bool hasPerDeviceStats() const { return perDeviceStats; }
+
+private:
+  // Preparation.
+  llvm::Error stepError(size_t index, const llvm::Twine &message) const;
+  uint32_t addView(llvm::ArrayRef<int16_t> axes);
+  llvm::Error prepareCollective(size_t index, StepInfo &info);
+  llvm::Error preparePermute(size_t index, StepInfo &info);
+
+  // Keys of messages: slot, device, and whether it is the sender's side.
+  uint64_t recvKey(uint64_t slot, int64_t device) const {
+    return (slot * numDevices + device) * 2;
+  }
+  uint64_t sendKey(uint64_t slot, int64_t device) const {
+    return (slot * numDevices + device) * 2 + 1;
+  }
+
+  // Events.
+  void push(double time, EventKind kind, uint32_t id, uint32_t version = 0) {
+    queue.push(Event{time, nextSeq++, id, version, kind});
+  }
+
+  // Devices.
+  void advance(int64_t d, double now);
+  void beginRingStep(int64_t d, double now);
+  void startPermuteSend(int64_t d, double now);
+  void expectKey(Device &dev, uint64_t key);
+  void deliverKey(int64_t d, uint64_t key, double now);
+  void satisfied(int64_t d, double now);
+  void finishStep(int64_t d, double now);
+  void beginComm(Device &dev, double now) {
+    if (dev.commDepth++ == 0)
+      dev.commStart = now;
+  }
+  void endComm(Device &dev, double now) {
+    if (--dev.commDepth == 0)
+      dev.commTime += now - dev.commStart;
+  }
+  void addExposed(int64_t d, uint32_t label, double begin, double now);
+  /// Whom device `d` sends to and receives from in permute `index`, as
+  /// logical devices (-1 for nobody, or for itself).
+  std::pair<int64_t, int64_t> permutePeers(int64_t d, size_t index) const;
+
+  // Transfers.
+  void startTransfer(int64_t src, int64_t dst, double bytes, uint64_t sendKey,
+                     uint64_t recvKey, bool blocking, double delay,
+                     bool tiesNegative, double now);
+  void enterFluid(uint32_t id, double now);
+  void finishFluid(uint32_t id, double now);
+  void completeTransfer(uint32_t id, double now);
+  /// Settles the transfers sharing a link with `id` at `now`, collecting
+  /// them in `affected`.
+  void collectAffected(uint32_t id, double now);
+  void reschedule(uint32_t id, double now, bool force);
+  double rateOf(const Transfer &t) const;
+
+  const SimProgram &program;
+  const HardwareDescription &hw;
+  const Topology &topology;
+  const DeviceAssignment &assignment;
+  const SimOptions &options;
+  int64_t statsDevice;
+  detail::TraceRecord *trace;
+
+  int64_t numDevices = 0;
+  uint32_t maxInFlight = 0;
+  double linkBandwidth = 0;
+  std::vector<StepInfo> infos;
+  std::vector<GroupView> views;
+  std::vector<RingPhase> phases;
+  std::vector<PermuteTable> permutes;
+
+  std::vector<Device> devices;
+  std::vector<Transfer> transfers;
+  std::vector<uint32_t> freeTransfers;
+  std::vector<llvm::SmallVector<uint32_t, 2>> linkActive;
+  std::vector<uint32_t> affected;
+  uint32_t epoch = 0;
+  llvm::DenseSet<uint64_t> completed;
+  std::priority_queue<Event, std::vector<Event>, Later> queue;
+  uint64_t nextSeq = 0;
+  int64_t events = 0;
+
+  /// Exposed seconds by (device, label), or of statsDevice by label.
+  bool perDeviceStats = false;
+  std::vector<double> perDevice;
+  std::vector<double> perLabel;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Preparation
+//===----------------------------------------------------------------------===//
+
+llvm::Error Simulation::stepError(size_t index,
+                                  const llvm::Twine &message) const {
+  const SimStep &step = program.steps[index];
+  std::string label = step.label < program.labels.size()
+                          ? " '" + program.labels[step.label] + "'"
+                          : "";
+  return makeError(llvm::formatv("step {0} ({1}{2}): ", index,
+                                 stringifyStepKind(step.kind), label)
+                       .str() +
+                   message);
+}
+
+uint32_t Simulation::addView(llvm::ArrayRef<int16_t> axes) {
+  views.emplace_back(assignment.getGridShape(), axes);
+  return views.size() - 1;
+}
+
+static std::string describeAxes(llvm::ArrayRef<int16_t> axes) {
+  std::string result = "[";
+  for (auto [i, axis] : llvm::enumerate(axes))
+    result += (i ? ", " : "") + std::to_string(axis);
+  return result + "]";
+}
+
+llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
+  const SimStep &step = program.steps[index];
+  info.directions = step.direction == RingDirection::Bidirectional ? 2 : 1;
+  int64_t groupSize = assignment.groupSize(step.axes);
+  info.phasesBegin = phases.size();
+  auto addPhase = [&](llvm::ArrayRef<int16_t> axes, double shard) {
+    uint32_t view = addView(axes);
+    int64_t size = views[view].size;
+    if (size <= 1)
+      return;
+    uint64_t offset = 0;
+    for (uint32_t p = info.phasesBegin; p < phases.size(); ++p)
+      offset += phases[p].size - 1;
+    phases.push_back(RingPhase{view, size, shard / info.directions, offset});
+  };
+  // Rings in the order of the cost model: AllGather along the axes in the
+  // listed order on growing data, ReduceScatter in reverse on shrinking
+  // data; a switch runs one ring over the whole group.
+  auto allGather = [&](double shard) {
+    if (topology.getKind() == InterconnectKind::Switch)
+      return addPhase(step.axes, shard);
+    for (int16_t axis : step.axes) {
+      addPhase(axis, shard);
+      shard *= assignment.getGridShape()[axis];
+    }
+  };
+  auto reduceScatter = [&](double shard) {
+    if (topology.getKind() == InterconnectKind::Switch)
+      return addPhase(step.axes, shard);
+    double total = shard;
+    for (int16_t axis : step.axes)
+      total *= assignment.getGridShape()[axis];
+    for (int16_t axis : llvm::reverse(step.axes)) {
+      total /= assignment.getGridShape()[axis];
+      addPhase(axis, total);
+    }
+  };
+  switch (step.collective) {
+  case CollectiveKind::AllGather:
+    allGather(step.bytes);
+    break;
+  case CollectiveKind::ReduceScatter:
+    reduceScatter(step.bytes);
+    break;
+  case CollectiveKind::AllReduce:
+    reduceScatter(step.bytes / groupSize);
+    allGather(step.bytes / groupSize);
+    break;
+  }
+  info.phasesEnd = phases.size();
+  return llvm::Error::success();
+}
+
+llvm::Error Simulation::preparePermute(size_t index, StepInfo &info) {
+  const SimStep &step = program.steps[index];
+  if (step.pairs >= program.pairLists.size())
+    return stepError(index,
+                     llvm::formatv("pair list {0} does not exist; the "
+                                   "program has {1}",
+                                   step.pairs, program.pairLists.size()));
+  info.view = addView(step.axes);
+  int64_t size = views[info.view].size;
+  PermuteTable table;
+  table.targetOf.assign(size, -1);
+  table.sourceOf.assign(size, -1);
+  for (auto [source, target] : program.pairLists[step.pairs]) {
+    if (source < 0 || source >= size || target < 0 || target >= size)
+      return stepError(
+          index, llvm::formatv("permute pair ({0}, {1}) is outside the group "
+                               "of {2} devices along axes {3}",
+                               source, target, size, describeAxes(step.axes)));
+    if (table.targetOf[source] >= 0)
+      return stepError(index, llvm::formatv("group index {0} is the source of "
+                                            "more than one permute pair",
+                                            source));
+    if (table.sourceOf[target] >= 0)
+      return stepError(index, llvm::formatv("group index {0} is the target of "
+                                            "more than one permute pair",
+                                            target));
+    table.targetOf[source] = target;
+    table.sourceOf[target] = source;
+  }
+  info.permute = permutes.size();
+  permutes.push_back(std::move(table));
+  return llvm::Error::success();
+}
+
+llvm::Error Simulation::prepare() {
+  numDevices = assignment.getNumLogicalDevices();
+  if (program.gridShape.size() != assignment.getGridShape().size() ||
+      !llvm::equal(program.gridShape, assignment.getGridShape()))
+    return makeError("the program's grid shape does not match the device "
+                     "assignment's");
+  maxInFlight = options.maxInFlight ? options.maxInFlight : hw.dmaSlots;
+  if (maxInFlight == 0)
+    return makeError("no DMA slots: hardware " + hw.name +
+                     " has dmaSlots = 0 and no maxInFlight was given");
+  linkBandwidth = topology.getKind() == InterconnectKind::Switch
+                      ? hw.egressBandwidth()
+                      : hw.linkBandwidth;
+  if (program.steps.size() >= std::numeric_limits<uint32_t>::max())
+    return makeError("program has too many steps");
+
+  infos.resize(program.steps.size());
+  std::vector<bool> doneSeen(program.steps.size(), false);
+  uint64_t slots = 0;
+  int64_t rank = assignment.getGridShape().size();
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const SimStep &step = program.steps[i];
+    StepInfo &info = infos[i];
+    if (step.label >= program.labels.size())
+      return stepError(i, llvm::formatv("label {0} does not exist; the "
+                                        "program has {1}",
+                                        step.label, program.labels.size()));
+    if (!(step.seconds >= 0) || !(step.flops >= 0) || !(step.bytes >= 0))
+      return stepError(i, "negative or NaN seconds, flops or bytes");
+    if (step.kind == SimStep::Kind::Collective ||
+        step.kind == SimStep::Kind::Permute ||
+        step.kind == SimStep::Kind::PermuteStart) {
+      for (auto [j, axis] : llvm::enumerate(step.axes)) {
+        if (axis < 0 || axis >= rank)
+          return stepError(i, llvm::formatv("axis {0} is outside the grid of "
+                                            "rank {1}",
+                                            axis, rank));
+        if (llvm::is_contained(llvm::ArrayRef(step.axes).take_front(j), axis))
+          return stepError(i, llvm::formatv("axis {0} is listed twice", axis));
+      }
+    }
+    info.slotBase = slots;
+    switch (step.kind) {
+    case SimStep::Kind::Compute:
+      break;
+    case SimStep::Kind::Collective: {
+      if (llvm::Error err = prepareCollective(i, info))
+        return err;
+      for (uint32_t p = info.phasesBegin; p < info.phasesEnd; ++p)
+        slots += static_cast<uint64_t>(phases[p].size - 1) * info.directions;
+      break;
+    }
+    case SimStep::Kind::Permute:
+    case SimStep::Kind::PermuteStart:
+      if (llvm::Error err = preparePermute(i, info))
+        return err;
+      slots += 1;
+      break;
+    case SimStep::Kind::PermuteDone:
+      if (step.start >= i)
+        return stepError(i, llvm::formatv("waits for step {0}, which does not "
+                                          "come before it",
+                                          step.start));
+      if (program.steps[step.start].kind != SimStep::Kind::PermuteStart)
+        return stepError(i, llvm::formatv("waits for step {0}, which is a {1} "
+                                          "rather than a permute-start",
+                                          step.start,
+                                          stringifyStepKind(
+                                              program.steps[step.start].kind)));
+      if (doneSeen[step.start])
+        return stepError(
+            i, llvm::formatv("waits for step {0} a second time", step.start));
+      doneSeen[step.start] = true;
+      break;
+    }
+  }
+  // Keys pack (slot, device, side) into 64 bits below DenseSet's reserved
+  // values.
+  if (slots != 0 &&
+      slots > (std::numeric_limits<uint64_t>::max() / 4) / numDevices)
+    return makeError("program has too many messages to simulate");
+
+  devices.assign(numDevices, Device());
+  linkActive.resize(topology.getNumLinks());
+  size_t numLabels = program.labels.size();
+  if (statsDevice < 0 &&
+      static_cast<uint64_t>(numDevices) * numLabels <= kMaxPerDeviceStats) {
+    perDeviceStats = true;
+    perDevice.assign(numDevices * numLabels, 0);
+  } else {
+    perLabel.assign(numLabels, 0);
+  }
+  transfers.reserve(std::min<int64_t>(4 * numDevices, 1 << 20));
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Devices
+//===----------------------------------------------------------------------===//
+
+void Simulation::addExposed(int64_t d, uint32_t label, double begin,
+                            double now) {
+  double seconds = now - begin;
+  if (perDeviceStats)
+    perDevice[d * program.labels.size() + label] += seconds;
+  else if (d == statsDevice)
+    perLabel[label] += seconds;
+  if (trace && seconds > 0)
+    trace->waits.push_back({d, label, begin, seconds});
+}
+
+std::pair<int64_t, int64_t> Simulation::permutePeers(int64_t d,
+                                                     size_t index) const {
+  const StepInfo &info = infos[index];
+  const GroupView &view = views[info.view];
+  const PermuteTable &table = permutes[info.permute];
+  int64_t self = view.index(d);
+  int64_t target = table.targetOf[self], source = table.sourceOf[self];
+  return {target >= 0 && target != self ? view.member(d, target) : -1,
+          source >= 0 && source != self ? view.member(d, source) : -1};
+}
+
+void Simulation::expectKey(Device &dev, uint64_t key) {
+  // A message that arrived before its receiver got here is waiting in
+  // `completed`.
+  if (completed.erase(key))
+    return;
+  assert(dev.numExpect < 2 && "waiting for too many keys");
+  dev.expect[dev.numExpect++] = key;
+  ++dev.pending;
+}
+
+void Simulation::deliverKey(int64_t d, uint64_t key, double now) {
+  Device &dev = devices[d];
+  for (uint32_t i = 0; i < dev.numExpect; ++i) {
+    if (dev.expect[i] != key)
+      continue;
+    dev.expect[i] = kNoKey;
+    if (--dev.pending == 0)
+      satisfied(d, now);
+    return;
+  }
+  completed.insert(key);
+}
+
+void Simulation::advance(int64_t d, double now) {
+  Device &dev = devices[d];
+  dev.state = DeviceState::Running;
+  while (dev.pc < program.steps.size()) {
+    const SimStep &step = program.steps[dev.pc];
+    const StepInfo &info = infos[dev.pc];
+    switch (step.kind) {
+    case SimStep::Kind::Compute:
+      if (step.seconds > 0) {
+        dev.computeTime += step.seconds;
+        if (trace)
+          trace->compute.push_back({d, step.label, now, step.seconds});
+        dev.state = DeviceState::Computing;
+        push(now + step.seconds, EventKind::Resume, d);
+        return;
+      }
+      break;
+
+    case SimStep::Kind::Collective:
+      // A group of one device costs nothing, launch included.
+      if (info.phasesBegin == info.phasesEnd)
+        break;
+      beginComm(dev, now);
+      dev.opBegin = now;
+      dev.phase = info.phasesBegin;
+      dev.ringStep = 0;
+      dev.state = DeviceState::Launching;
+      push(now + hw.collectiveLaunchOverhead, EventKind::Resume, d);
+      return;
+
+    case SimStep::Kind::Permute: {
+      auto [target, source] = permutePeers(d, dev.pc);
+      if (target < 0 && source < 0)
+        break;
+      beginComm(dev, now);
+      dev.opBegin = now;
+      dev.pending = 0;
+      dev.numExpect = 0;
+      if (target >= 0) {
+        startTransfer(d, target, step.bytes, 0, recvKey(info.slotBase, target),
+                      /*blocking=*/true, hw.collectiveLaunchOverhead,
+                      /*tiesNegative=*/false, now);
+        ++dev.pending;
+      }
+      if (source >= 0)
+        expectKey(dev, recvKey(info.slotBase, d));
+      if (dev.pending == 0) {
+        endComm(dev, now);
+        break;
+      }
+      dev.state = DeviceState::Permute;
+      return;
+    }
+
+    case SimStep::Kind::PermuteStart: {
+      auto [target, source] = permutePeers(d, dev.pc);
+      if (target < 0 && source < 0)
+        break;
+      beginComm(dev, now);
+      if (target < 0)
+        break;
+      if (dev.inFlight >= static_cast<int32_t>(maxInFlight)) {
+        dev.opBegin = now;
+        dev.state = DeviceState::Slot;
+        return;
+      }
+      startPermuteSend(d, now);
+      break;
+    }
+
+    case SimStep::Kind::PermuteDone: {
+      auto [target, source] = permutePeers(d, step.start);
+      if (target < 0 && source < 0)
+        break;
+      uint64_t slot = infos[step.start].slotBase;
+      dev.pending = 0;
+      dev.numExpect = 0;
+      if (target >= 0)
+        expectKey(dev, sendKey(slot, d));
+      if (source >= 0)
+        expectKey(dev, recvKey(slot, d));
+      if (dev.pending == 0) {
+        endComm(dev, now);
+        break;
+      }
+      dev.opBegin = now;
+      dev.state = DeviceState::Done;
+      return;
+    }
+    }
+    ++dev.pc;
+  }
+  dev.state = DeviceState::Finished;
+  dev.finish = now;
+  if (dev.commDepth > 0) {
+    // Transfers started and never waited for count until the end.
+    dev.commTime += now - dev.commStart;
+    dev.commDepth = 0;
+  }
+}
+
+void Simulation::startPermuteSend(int64_t d, double now) {
+  Device &dev = devices[d];
+  const SimStep &step = program.steps[dev.pc];
+  uint64_t slot = infos[dev.pc].slotBase;
+  int64_t target = permutePeers(d, dev.pc).first;
+  ++dev.inFlight;
+  startTransfer(d, target, step.bytes, sendKey(slot, d), recvKey(slot, target),
+                /*blocking=*/false, hw.collectiveLaunchOverhead,
+                /*tiesNegative=*/false, now);
+}
+
+void Simulation::beginRingStep(int64_t d, double now) {
+  Device &dev = devices[d];
+  const StepInfo &info = infos[dev.pc];
+  const RingPhase &phase = phases[dev.phase];
+  const GroupView &view = views[phase.view];
+  int64_t n = phase.size;
+  int64_t self = view.index(d);
+  int64_t successor = view.member(d, (self + 1) % n);
+  uint64_t slot =
+      info.slotBase + (phase.stepOffset + dev.ringStep) * info.directions;
+  dev.pending = 0;
+  dev.numExpect = 0;
+  startTransfer(d, successor, phase.messageBytes, 0, recvKey(slot, successor),
+                /*blocking=*/true, 0,
+                /*tiesNegative=*/false, now);
+  ++dev.pending;
+  if (info.directions == 2) {
+    // The other half goes the other way round, to the predecessor.
+    int64_t predecessor = view.member(d, (self + n - 1) % n);
+    startTransfer(d, predecessor, phase.messageBytes, 0,
+                  recvKey(slot + 1, predecessor), /*blocking=*/true, 0,
+                  /*tiesNegative=*/true, now);
+    ++dev.pending;
+    expectKey(dev, recvKey(slot + 1, d));
+  }
+  expectKey(dev, recvKey(slot, d));
+  dev.state = DeviceState::Ring;
+}
+
+/// The current step of `d` ends at `now`: account its wait and go on.
+void Simulation::finishStep(int64_t d, double now) {
+  Device &dev = devices[d];
+  addExposed(d, program.steps[dev.pc].label, dev.opBegin, now);
+  ++dev.pc;
+  advance(d, now);
+}
+
+void Simulation::satisfied(int64_t d, double now) {
+  Device &dev = devices[d];
+  dev.numExpect = 0;
+  switch (dev.state) {
+  case DeviceState::Ring: {
+    const StepInfo &info = infos[dev.pc];
+    if (++dev.ringStep == phases[dev.phase].size - 1) {
+      dev.ringStep = 0;
+      if (++dev.phase == info.phasesEnd) {
+        endComm(dev, now);
+        finishStep(d, now);
+        return;
+      }
+    }
+    beginRingStep(d, now);
+    return;
+  }
+  case DeviceState::Permute:
+  case DeviceState::Done:
+    endComm(dev, now);
+    finishStep(d, now);
+    return;
+  default:
+    llvm_unreachable("device satisfied while not waiting");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Transfers
+//===----------------------------------------------------------------------===//
+
+void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
+                               uint64_t sendKey, uint64_t recvKey,
+                               bool blocking, double delay, bool tiesNegative,
+                               double now) {
+  uint32_t id;
+  if (!freeTransfers.empty()) {
+    id = freeTransfers.back();
+    freeTransfers.pop_back();
+  } else {
+    id = transfers.size();
+    transfers.emplace_back();
+  }
+  Transfer &t = transfers[id];
+  t.src = src;
+  t.dst = dst;
+  t.sendKey = sendKey;
+  t.recvKey = recvKey;
+  t.bytes = t.remaining = bytes;
+  t.rate = 0;
+  t.fluidStart = -1;
+  t.blocking = blocking;
+  ++t.version;
+  topology.route(assignment.physical(src), assignment.physical(dst), t.links,
+                 tiesNegative);
+  int64_t hops = topology.getKind() == InterconnectKind::Switch
+                     ? 1
+                     : static_cast<int64_t>(t.links.size());
+  devices[src].bytesSent += bytes * hops;
+  push(now + delay + hops * hw.hopLatency, EventKind::FluidStart, id,
+       t.version);
+}
+
+double Simulation::rateOf(const Transfer &t) const {
+  double rate = std::numeric_limits<double>::infinity();
+  for (int64_t link : t.links)
+    rate = std::min(rate, linkBandwidth / linkActive[link].size());
+  return rate;
+}
+
+void Simulation::collectAffected(uint32_t id, double now) {
+  ++epoch;
+  affected.clear();
+  for (int64_t link : transfers[id].links)
+    for (uint32_t other : linkActive[link]) {
+      Transfer &t = transfers[other];
+      if (other == id || t.mark == epoch)
+        continue;
+      t.mark = epoch;
+      t.remaining = std::max(0.0, t.remaining - t.rate * (now - t.lastUpdate));
+      t.lastUpdate = now;
+      affected.push_back(other);
+    }
+}
+
+void Simulation::reschedule(uint32_t id, double now, bool force) {
+  Transfer &t = transfers[id];
+  double rate = rateOf(t);
+  if (!force && rate == t.rate)
+    return;
+  t.rate = rate;
+  t.lastUpdate = now;
+  ++t.version;
+  // A link without bandwidth never finishes: the deadlock check reports
+  // whoever waits for it.
+  if (rate > 0)
+    push(now + t.remaining / rate, EventKind::Finish, id, t.version);
+}
+
+void Simulation::enterFluid(uint32_t id, double now) {
+  if (transfers[id].remaining <= 0) {
+    completeTransfer(id, now);
+    return;
+  }
+  collectAffected(id, now);
+  Transfer &t = transfers[id];
+  t.fluidStart = now;
+  t.lastUpdate = now;
+  for (int64_t link : t.links)
+    linkActive[link].push_back(id);
+  for (uint32_t other : affected)
+    reschedule(other, now, /*force=*/false);
+  reschedule(id, now, /*force=*/true);
+}
+
+void Simulation::finishFluid(uint32_t id, double now) {
+  collectAffected(id, now);
+  for (int64_t link : transfers[id].links) {
+    llvm::SmallVector<uint32_t, 2> &active = linkActive[link];
+    auto it = std::find(active.begin(), active.end(), id);
+    assert(it != active.end() && "transfer not on its link");
+    *it = active.back();
+    active.pop_back();
+  }
+  for (uint32_t other : affected)
+    reschedule(other, now, /*force=*/false);
+  completeTransfer(id, now);
+}
+
+void Simulation::completeTransfer(uint32_t id, double now) {
+  Transfer &t = transfers[id];
+  if (trace && t.fluidStart >= 0) {
+    uint32_t begin = trace->links.size();
+    trace->links.insert(trace->links.end(), t.links.begin(), t.links.end());
+    trace->transfers.push_back({t.src, t.dst, t.bytes, t.fluidStart,
+                                now - t.fluidStart, begin,
+                                static_cast<uint32_t>(trace->links.size())});
+  }
+  int64_t src = t.src, dst = t.dst;
+  uint64_t sendKey = t.sendKey, recvKey = t.recvKey;
+  bool blocking = t.blocking;
+  ++t.version;
+  freeTransfers.push_back(id);
+
+  // The sender first: its own send done.
+  Device &sender = devices[src];
+  if (blocking) {
+    if (--sender.pending == 0)
+      satisfied(src, now);
+  } else {
+    --sender.inFlight;
+    if (sender.state == DeviceState::Slot) {
+      // The freed slot goes to the start the device is stuck at; the send
+      // key waits for its done.
+      completed.insert(sendKey);
+      addExposed(src, program.steps[sender.pc].label, sender.opBegin, now);
+      sender.state = DeviceState::Running;
+      startPermuteSend(src, now);
+      ++sender.pc;
+      advance(src, now);
+    } else {
+      deliverKey(src, sendKey, now);
+    }
+  }
+  deliverKey(dst, recvKey, now);
+}
+
+//===----------------------------------------------------------------------===//
+// The run and the report
+//===----------------------------------------------------------------------===//
+
+llvm::Error Simulation::run() {
+  for (int64_t d = 0; d < numDevices; ++d)
+    advance(d, 0);
+  double now = 0;
+  while (!queue.empty()) {
+    Event event = queue.top();
+    queue.pop();
+    ++events;
+    now = event.time;
+    switch (event.kind) {
+    case EventKind::Resume: {
+      Device &dev = devices[event.id];
+      if (dev.state == DeviceState::Launching) {
+        beginRingStep(event.id, now);
+      } else {
+        assert(dev.state == DeviceState::Computing && "unexpected resume");
+        ++dev.pc;
+        advance(event.id, now);
+      }
+      break;
+    }
+    case EventKind::FluidStart:
+      assert(transfers[event.id].version == event.version && "stale start");
+      enterFluid(event.id, now);
+      break;
+    case EventKind::Finish:
+      if (transfers[event.id].version == event.version)
+        finishFluid(event.id, now);
+      break;
+    }
+  }
+
+  for (int64_t d = 0; d < numDevices; ++d) {
+    const Device &dev = devices[d];
+    if (dev.state == DeviceState::Finished)
+      continue;
+    const SimStep &step = program.steps[dev.pc];
+    std::string what;
+    switch (dev.state) {
+    case DeviceState::Ring:
+    case DeviceState::Permute:
+    case DeviceState::Done:
+      what = llvm::formatv("waiting for {0} transfer(s)", dev.pending).str();
+      break;
+    case DeviceState::Slot:
+      what = "waiting for a free DMA slot";
+      break;
+    default:
+      what = "never resumed";
+      break;
+    }
+    std::string at;
+    llvm::raw_string_ostream(at) << llvm::format("%g", now);
+    return makeError(llvm::formatv(
+        "deadlock: no events left at t = {0} s but device {1} (physical {2}) "
+        "is stuck at step {3} ({4} '{5}'), {6}",
+        at, d, assignment.physical(d), dev.pc, stringifyStepKind(step.kind),
+        program.labels[step.label], what));
+  }
+  return llvm::Error::success();
+}
+
+int64_t Simulation::criticalDevice() const {
+  int64_t critical = 0;
+  for (int64_t d = 1; d < numDevices; ++d)
+    if (devices[d].finish > devices[critical].finish)
+      critical = d;
+  return critical;
+}
+
+SimReport Simulation::makeReport() const {
+  SimReport report;
+  report.hardware = hw.name;
+  report.topology = topology.describe();
+  report.numDevices = numDevices;
+  int64_t critical = criticalDevice();
+  const Device &dev = devices[critical];
+  report.criticalDevice = critical;
+  report.stepTime = dev.finish;
+  report.computeTime = dev.computeTime;
+  report.commTime = dev.commTime;
+  report.exposedCommTime = std::max(0.0, dev.finish - dev.computeTime);
+  report.overlapFraction =
+      dev.commTime > 0
+          ? std::clamp(1 - report.exposedCommTime / dev.commTime, 0.0, 1.0)
+          : 1.0;
+  report.bytesSent = dev.bytesSent;
+  report.events = events;
+
+  // FLOPs and per-op figures are those of the program, the same on every
+  // device; only the waits are the critical device's.
+  std::array<double, kNumElementKinds> flopsByKind = {};
+  size_t numLabels = program.labels.size();
+  std::vector<int64_t> order(numLabels, -1);
+  for (const SimStep &step : program.steps) {
+    if (order[step.label] < 0) {
+      order[step.label] = report.ops.size();
+      report.ops.push_back(SimOpStats{program.labels[step.label], 0, 0, 0});
+    }
+    SimOpStats &op = report.ops[order[step.label]];
+    ++op.count;
+    if (step.kind == SimStep::Kind::Compute) {
+      op.computeSeconds += step.seconds;
+      report.flops += step.flops;
+      flopsByKind[static_cast<unsigned>(step.elementKind)] += step.flops;
+    }
+  }
+  for (size_t label = 0; label < numLabels; ++label) {
+    if (order[label] < 0)
+      continue;
+    report.ops[order[label]].exposedSeconds =
+        perDeviceStats ? perDevice[critical * numLabels + label]
+                       : perLabel[label];
+  }
+  if (report.stepTime > 0)
+    report.flopsPerSecond = report.flops / report.stepTime;
+  unsigned mainKind = std::max_element(flopsByKind.begin(), flopsByKind.end()) -
+                      flopsByKind.begin();
+  double peak = hw.peak(static_cast<ElementKind>(mainKind));
+  if (peak > 0)
+    report.utilization = report.flopsPerSecond / peak;
+  return report;
+}
+
+llvm::Expected<SimReport> mlir::ovl::simulate(
+    const SimProgram &program, const HardwareDescription &hardware,
+    const Topology &topology, const DeviceAssignment &assignment,
+    const SimOptions &options) {
+  std::optional<detail::TraceRecord> trace;
+  if (options.trace)
+    trace.emplace();
+  Simulation simulation(program, hardware, topology, assignment, options,
+                        /*statsDevice=*/-1, trace ? &*trace : nullptr);
+  if (llvm::Error err = simulation.prepare())
+    return std::move(err);
+  if (llvm::Error err = simulation.run())
+    return std::move(err);
+  SimReport report = simulation.makeReport();
+
+  if (!simulation.hasPerDeviceStats()) {
+    // Too many (device, op) pairs to keep: run again (deterministically the
+    // same) keeping the waits of the critical device only.
+    Simulation again(program, hardware, topology, assignment, options,
+                     report.criticalDevice, nullptr);
+    if (llvm::Error err = again.prepare())
+      return std::move(err);
+    if (llvm::Error err = again.run())
+      return std::move(err);
+    report.ops = again.makeReport().ops;
+  }
+
+  if (options.trace)
+    detail::writeChromeTrace(*trace, program, topology,
+                             assignment.getNumLogicalDevices(), *options.trace);
+  return report;
+}

@@ -1,0 +1,44 @@
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true}))" 2>&1 | FileCheck %s --check-prefixes=V4
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true hardware=%S/Inputs/slow-chip.json}))" 2>&1 | FileCheck %s --check-prefixes=SLOW
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true hardware=h100-nvlink}))" 2>&1 | FileCheck %s --check-prefixes=H100
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true unroll=2}))" 2>&1 | FileCheck %s --check-prefixes=V4-UNROLL
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{hardware=%S/Inputs/slow-chip.json}))" | FileCheck %s --check-prefixes=SLOW-IR
+
+// The machine changes the decision. Inputs/slow-chip.json is TPU v4's
+// interconnect with a tenth of its arithmetic: the einsum that cannot hide
+// the ring on TPU v4 can there. On the H100 NVLink switch every permute is
+// one hop at the full egress bandwidth. And the loop's structure changes it
+// too: with unroll=2 the ReduceScatter's two chains overlap each other's
+// einsums, which one chain cannot.
+
+shard.grid @grid(shape = 4x16)
+
+// V4:   remark: not decomposing all_gather along axis 0 (N=4): comp 250 us + comm 1.12 ms < max(loop comp 250 us, ring 2.24 ms) + epilogue 62.5 us, gain -933 us
+// SLOW: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): comp 2.50 ms + comm 1.12 ms >= max(loop comp 2.50 ms, ring 2.24 ms) + epilogue 625 us, gain 498 us
+// H100: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): comp 69.5 us + comm 236 us >= max(loop comp 69.5 us, ring 246 us) + epilogue 17.4 us, gain 42.1 us
+// V4-UNROLL: remark: not decomposing all_gather along axis 0 (N=4): comp 250 us + comm 1.12 ms < max(loop comp 250 us, ring 2.24 ms) + epilogue 62.5 us, gain -933 us
+// SLOW-IR-LABEL: func.func @communication_bound_gather
+// SLOW-IR-NOT: ovl.all_gather
+// SLOW-IR: ovl.collective_permute
+func.func @communication_bound_gather(%x: tensor<512x8192xbf16>, %w: tensor<8192x2048xbf16>) -> tensor<512x8192xf32> {
+  %g = ovl.all_gather %w on @grid axes [0] dim 1 : tensor<8192x2048xbf16> -> tensor<8192x8192xbf16>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<512x8192xbf16>, tensor<8192x8192xbf16> -> tensor<512x8192xf32>
+  return %y : tensor<512x8192xf32>
+}
+
+// -----
+
+/// 8 devices: a 2x2x2 torus slice on TPU v4, without wrap-around.
+shard.grid @ring(shape = 8)
+
+// V4:   remark: not decomposing reduce_scatter along axis 0 (N=8): comp 2.00 ms + comm 1.31 ms < max(loop comp 2.00 ms, ring 0 s) + epilogue 2.64 ms, gain -1.32 ms
+// SLOW: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 20.0 ms + comm 1.31 ms < max(loop comp 20.0 ms, ring 0 s) + epilogue 2.64 ms, gain -1.32 ms
+// H100: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 556 us + comm 283 us < max(loop comp 556 us, ring 0 s) + epilogue 313 us, gain -30.0 us
+// V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.00 ms, ring 2.25 ms) + epilogue 919 us, gain 138 us
+// SLOW-IR-LABEL: func.func @scatter
+// SLOW-IR: ovl.reduce_scatter
+func.func @scatter(%x: tensor<8192x4096xbf16>, %w: tensor<4096x8192xbf16>) -> tensor<8192x1024xbf16> {
+  %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<8192x4096xbf16>, tensor<4096x8192xbf16> -> tensor<8192x8192xbf16>
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<8192x8192xbf16> -> tensor<8192x1024xbf16>
+  return %r : tensor<8192x1024xbf16>
+}

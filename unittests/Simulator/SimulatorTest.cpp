@@ -1,0 +1,818 @@
+//===- SimulatorTest.cpp - The event simulation against closed forms ------===//
+//
+// Ring collectives on 1-, 2- and 3-D tori with and without wrap-around and on
+// a switch, both directions, against AnalyticalCostModel::collectiveTime;
+// permutes against permuteTime; looped einsum programs whose communication
+// is hidden or exposed, DMA slot limits and link sharing against formulas
+// derived by hand; error reporting; the JSON report and the Chrome trace.
+//
+// Where the faithful simulation and the closed form part (bidirectional rings
+// without wrap-around) the test states the derived figure instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OverlapDialect/Simulator/Simulator.h"
+
+#include "llvm/Support/JSON.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir::ovl;
+
+namespace {
+
+// Latency 2 s, link 8 B/s, launch 0.5 s: small exact binary fractions.
+constexpr double kAlpha = 2, kB = 8, kLaunch = 0.5;
+constexpr RingDirection kUni = RingDirection::Unidirectional;
+constexpr RingDirection kBi = RingDirection::Bidirectional;
+constexpr CollectiveKind kKinds[] = {CollectiveKind::AllGather,
+                                     CollectiveKind::ReduceScatter,
+                                     CollectiveKind::AllReduce};
+
+/// A torus of `rank` dimensions wrapping on multiples of `wrapUnit` (0:
+/// always).
+HardwareDescription testTorus(unsigned rank, unsigned wrapUnit) {
+  HardwareDescription hw;
+  hw.name = "test-torus";
+  hw.peakFlops = {100, 400, 200, 800};
+  hw.hbmBandwidth = 50;
+  hw.linkBandwidth = kB;
+  hw.linksPerChip = 2 * rank;
+  hw.hopLatency = kAlpha;
+  hw.dmaSlots = 4;
+  hw.collectiveLaunchOverhead = kLaunch;
+  hw.interconnect = InterconnectKind::Torus;
+  hw.torusRank = rank;
+  hw.wrapAroundUnit = wrapUnit;
+  return hw;
+}
+
+/// Egress 4 links x 8 B/s = 32 B/s.
+HardwareDescription testSwitch() {
+  HardwareDescription hw = testTorus(1, 0);
+  hw.name = "test-switch";
+  hw.linksPerChip = 4;
+  hw.interconnect = InterconnectKind::Switch;
+  hw.torusRank = 0;
+  hw.wrapAroundUnit = 0;
+  return hw;
+}
+
+template <typename T> std::string errorOf(llvm::Expected<T> value) {
+  if (value)
+    return "";
+  return llvm::toString(value.takeError());
+}
+
+/// Relative 1e-9 (absolute 1e-12 near zero).
+void expectClose(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, std::max(1e-12, 1e-9 * std::fabs(expected)));
+}
+
+/// A topology, a row-major assignment and a program on its grid.
+struct Bench {
+  HardwareDescription hw;
+  Topology topology;
+  DeviceAssignment assignment;
+  SimProgram program;
+
+  Bench(HardwareDescription hardware, llvm::ArrayRef<int64_t> extents,
+        llvm::ArrayRef<int64_t> grid)
+      : hw(std::move(hardware)) {
+    llvm::Expected<Topology> t = Topology::get(hw, extents);
+    EXPECT_TRUE(static_cast<bool>(t)) << errorOf(std::move(t));
+    if (!t)
+      return;
+    topology = *t;
+    llvm::Expected<DeviceAssignment> a =
+        DeviceAssignment::rowMajor(grid, topology);
+    EXPECT_TRUE(static_cast<bool>(a)) << errorOf(std::move(a));
+    if (!a)
+      return;
+    assignment = *a;
+    program.gridShape.assign(grid.begin(), grid.end());
+  }
+
+  uint32_t label(llvm::StringRef name) {
+    for (auto [i, existing] : llvm::enumerate(program.labels))
+      if (existing == name)
+        return i;
+    return program.addLabel(name.str());
+  }
+
+  void compute(llvm::StringRef name, double seconds, double flops = 0,
+               ElementKind kind = ElementKind::BF16) {
+    SimStep step;
+    step.kind = SimStep::Kind::Compute;
+    step.label = label(name);
+    step.seconds = seconds;
+    step.flops = flops;
+    step.elementKind = kind;
+    program.steps.push_back(step);
+  }
+
+  void collective(CollectiveKind kind, double bytes,
+                  llvm::ArrayRef<int16_t> axes, RingDirection direction) {
+    SimStep step;
+    step.kind = SimStep::Kind::Collective;
+    step.label = label("collective");
+    step.collective = kind;
+    step.bytes = bytes;
+    step.axes.assign(axes.begin(), axes.end());
+    step.direction = direction;
+    program.steps.push_back(step);
+  }
+
+  /// A Permute or PermuteStart; returns its step index.
+  uint32_t permute(SimStep::Kind kind, llvm::StringRef name, double bytes,
+                   llvm::ArrayRef<int16_t> axes,
+                   std::vector<std::pair<int64_t, int64_t>> pairs) {
+    SimStep step;
+    step.kind = kind;
+    step.label = label(name);
+    step.bytes = bytes;
+    step.axes.assign(axes.begin(), axes.end());
+    step.pairs = program.addPairs(std::move(pairs));
+    program.steps.push_back(step);
+    return program.steps.size() - 1;
+  }
+
+  void done(llvm::StringRef name, uint32_t start) {
+    SimStep step;
+    step.kind = SimStep::Kind::PermuteDone;
+    step.label = label(name);
+    step.start = start;
+    program.steps.push_back(step);
+  }
+
+  llvm::Expected<SimReport> run(const SimOptions &options = {}) const {
+    return simulate(program, hw, topology, assignment, options);
+  }
+
+  SimReport mustRun(const SimOptions &options = {}) const {
+    llvm::Expected<SimReport> report = run(options);
+    EXPECT_TRUE(static_cast<bool>(report)) << errorOf(std::move(report));
+    if (!report)
+      return SimReport();
+    return std::move(*report);
+  }
+
+  /// The closed form for the program's single collective step, with the
+  /// ring dimensions ringDim reports.
+  double closedForm() const {
+    const SimStep &step = program.steps.front();
+    llvm::SmallVector<RingDim, 3> dims;
+    for (int16_t axis : step.axes)
+      dims.push_back(assignment.ringDim(topology, axis));
+    return AnalyticalCostModel(hw).collectiveTime(step.collective, step.bytes,
+                                                  dims, step.direction);
+  }
+};
+
+/// Pairs shifting every group index by `shift` round a ring of `n`.
+std::vector<std::pair<int64_t, int64_t>> shiftPairs(int64_t n, int64_t shift) {
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int64_t i = 0; i < n; ++i)
+    pairs.push_back({i, (i + shift) % n});
+  return pairs;
+}
+
+std::string describe(CollectiveKind kind, RingDirection direction) {
+  const char *names[] = {"all-gather", "reduce-scatter", "all-reduce"};
+  return std::string(names[static_cast<int>(kind)]) +
+         (direction == kBi ? " bidirectional" : " unidirectional");
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives against the closed form
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, RingsOnOneDimensionMatchTheClosedForm) {
+  // Wrap-around always (unit 0) or never (unit 16) on a line of n.
+  for (unsigned wrapUnit : {0u, 16u}) {
+    for (int64_t n : {2, 3, 4, 8}) {
+      for (CollectiveKind kind : kKinds) {
+        for (RingDirection direction : {kUni, kBi}) {
+          // Bidirectional without wrap-around: see the next test.
+          if (wrapUnit != 0 && direction == kBi)
+            continue;
+          SCOPED_TRACE(describe(kind, direction) + " n=" + std::to_string(n) +
+                       " wrapUnit=" + std::to_string(wrapUnit));
+          Bench setup(testTorus(1, wrapUnit), {n}, {n});
+          setup.collective(kind, 64, {0}, direction);
+          SimReport report = setup.mustRun();
+          expectClose(report.stepTime, setup.closedForm());
+          EXPECT_EQ(report.computeTime, 0);
+          expectClose(report.commTime, report.stepTime);
+          expectClose(report.exposedCommTime, report.stepTime);
+          EXPECT_EQ(report.overlapFraction, 0);
+        }
+      }
+    }
+  }
+  // Spelt out once: a wrapped unidirectional ring of 4 passing 64 B.
+  Bench setup(testTorus(1, 0), {4}, {4});
+  setup.collective(CollectiveKind::AllGather, 64, {0}, kUni);
+  expectClose(setup.mustRun().stepTime, kLaunch + 3 * (kAlpha + 64 / kB));
+  // Without wrap-around the closing edge walks 3 hops back.
+  Bench open(testTorus(1, 16), {4}, {4});
+  open.collective(CollectiveKind::AllGather, 64, {0}, kUni);
+  expectClose(open.mustRun().stepTime, kLaunch + 3 * (3 * kAlpha + 64 / kB));
+}
+
+TEST(SimulatorTest, BidirectionalRingsWithoutWrapAround) {
+  // Two devices on a line: both halves cross the one link, so a step costs
+  // alpha + s / B, the closed form with wrapAround = false, which is what
+  // ringDim says of a ring of two joined by one link pair.
+  {
+    Bench setup(testTorus(1, 16), {2}, {2});
+    setup.collective(CollectiveKind::AllGather, 64, {0}, kBi);
+    EXPECT_FALSE(setup.assignment.ringDim(setup.topology, 0).wrapAround);
+    AnalyticalCostModel model(setup.hw);
+    expectClose(setup.mustRun().stepTime,
+                model.collectiveTime(CollectiveKind::AllGather, 64,
+                                     RingDim{2, false}, kBi));
+    expectClose(setup.mustRun().stepTime, kLaunch + kAlpha + 64 / kB);
+  }
+  // With wrap-around, two devices have two link pairs: the halves go round
+  // both ways and the bandwidth term halves.
+  {
+    Bench setup(testTorus(1, 0), {2}, {2});
+    setup.collective(CollectiveKind::AllGather, 64, {0}, kBi);
+    expectClose(setup.mustRun().stepTime, kLaunch + kAlpha + 64 / (2 * kB));
+  }
+  for (int64_t n : {3, 4, 8}) {
+    SCOPED_TRACE(n);
+    // Without latency, every link direction carries a forward edge and the
+    // other ring's closing edge for the whole step: the closed form,
+    // (n - 1) * s / B.
+    {
+      HardwareDescription hw = testTorus(1, 16);
+      hw.hopLatency = 0;
+      Bench setup(hw, {n}, {n});
+      setup.collective(CollectiveKind::ReduceScatter, 64, {0}, kBi);
+      expectClose(setup.mustRun().stepTime, setup.closedForm());
+      expectClose(setup.mustRun().stepTime, kLaunch + (n - 1) * 64 / kB);
+    }
+    // With latency the closing edges start their fluid phase (n - 2) alpha
+    // after the one-hop edges; with s / B <= alpha / 2 the one-hop edges
+    // are through by then and no link is ever shared: each step is
+    // (n - 1) alpha + s / (2B), below the closed form's (n - 1) alpha + s/B.
+    {
+      Bench setup(testTorus(1, 16), {n}, {n});
+      setup.collective(CollectiveKind::AllGather, 8, {0}, kBi);
+      double derived = kLaunch + (n - 1) * ((n - 1) * kAlpha + 8 / (2 * kB));
+      expectClose(setup.mustRun().stepTime, derived);
+      EXPECT_LT(derived, setup.closedForm());
+    }
+    // Otherwise the sharing is partial: between the two.
+    {
+      Bench setup(testTorus(1, 16), {n}, {n});
+      setup.collective(CollectiveKind::AllGather, 256, {0}, kBi);
+      double time = setup.mustRun().stepTime;
+      EXPECT_LT(time, setup.closedForm());
+      EXPECT_GT(time, kLaunch + (n - 1) * ((n - 1) * kAlpha + 256 / (2 * kB)));
+    }
+  }
+}
+
+TEST(SimulatorTest, TwoDimensionalTorus) {
+  struct Case {
+    std::vector<int64_t> extents;
+    std::vector<int16_t> axes;
+    unsigned wrapUnit;
+  };
+  const Case cases[] = {
+      {{4, 4}, {0, 1}, 4},  {{4, 8}, {1, 0}, 4},
+      {{4, 4}, {1}, 4},     {{4, 4}, {0, 1}, 16}, // no wrap-around
+      {{2, 8}, {1, 0}, 16},                       // no wrap-around
+  };
+  for (const Case &c : cases) {
+    for (CollectiveKind kind : kKinds) {
+      for (RingDirection direction : {kUni, kBi}) {
+        if (c.wrapUnit == 16 && direction == kBi)
+          continue;
+        SCOPED_TRACE(describe(kind, direction) + " on " +
+                     std::to_string(c.extents[0]) + "x" +
+                     std::to_string(c.extents[1]) +
+                     " wrapUnit=" + std::to_string(c.wrapUnit));
+        Bench setup(testTorus(2, c.wrapUnit), c.extents, c.extents);
+        setup.collective(kind, 64, c.axes, direction);
+        expectClose(setup.mustRun().stepTime, setup.closedForm());
+      }
+    }
+  }
+  // Spelt out: AllGather over 4x4 wrapped, unidirectional: a ring of 4 on
+  // 64 B, then a ring of 4 on 256 B.
+  Bench setup(testTorus(2, 4), {4, 4}, {4, 4});
+  setup.collective(CollectiveKind::AllGather, 64, {0, 1}, kUni);
+  expectClose(setup.mustRun().stepTime,
+              kLaunch + 3 * (kAlpha + 64 / kB) + 3 * (kAlpha + 256 / kB));
+}
+
+TEST(SimulatorTest, RingOfTwoOnALongerDimensionOrdersTheRings) {
+  // Grid [2, 4] on the first half of a wrapped 4x4 torus: axis 1 is a
+  // wrapped ring of 4 along y, axis 0 a ring of two at x = 0 and 1 with one
+  // link pair between them, so its two halves share a link (alpha + s / B
+  // a step; ringDim calls it not wrapping). Bidirectional, the rings'
+  // bandwidths differ and their order shows: AllGather runs axis 0 on S and
+  // axis 1 on 2S, ReduceScatter axis 1 on 2S and then axis 0 on S; both
+  // 4 (alpha + S / B).
+  for (CollectiveKind kind :
+       {CollectiveKind::AllGather, CollectiveKind::ReduceScatter}) {
+    SCOPED_TRACE(describe(kind, kBi));
+    Bench setup(testTorus(2, 4), {4, 4}, {2, 4});
+    setup.collective(kind, 64, {0, 1}, kBi);
+    expectClose(setup.mustRun().stepTime, kLaunch + 4 * (kAlpha + 64 / kB));
+    expectClose(setup.mustRun().stepTime, setup.closedForm());
+  }
+  // AllReduce of 8S: both halves on shards of S.
+  Bench setup(testTorus(2, 4), {4, 4}, {2, 4});
+  setup.collective(CollectiveKind::AllReduce, 8 * 64, {0, 1}, kBi);
+  expectClose(setup.mustRun().stepTime, kLaunch + 8 * (kAlpha + 64 / kB));
+}
+
+TEST(SimulatorTest, ThreeDimensionalTpuV4) {
+  HardwareDescription v4 = *lookupHardware("tpu-v4");
+  for (CollectiveKind kind : kKinds) {
+    for (RingDirection direction : {kUni, kBi}) {
+      SCOPED_TRACE(describe(kind, direction));
+      Bench cube(v4, {4, 4, 4}, {4, 4, 4});
+      ASSERT_TRUE(cube.topology.hasWrapAround());
+      cube.collective(kind, 16e6, {0, 1, 2}, direction);
+      expectClose(cube.mustRun().stepTime, cube.closedForm());
+
+      Bench reordered(v4, {4, 4, 4}, {4, 4, 4});
+      reordered.collective(kind, 16e6, {2, 0}, direction);
+      expectClose(reordered.mustRun().stepTime, reordered.closedForm());
+
+      // 2x2x4 has no wrap-around; unidirectional rings match.
+      if (direction == kUni) {
+        Bench open(v4, {2, 2, 4}, {2, 2, 4});
+        ASSERT_FALSE(open.topology.hasWrapAround());
+        open.collective(kind, 16e6, {2, 0, 1}, direction);
+        expectClose(open.mustRun().stepTime, open.closedForm());
+      }
+    }
+  }
+  // The hand-computed figure of the cost model's test: 16 MB shards on a
+  // wrapped ring of 4, about 1.071 ms.
+  Bench ring(v4, {4, 4, 4}, {4, 4, 4});
+  ring.collective(CollectiveKind::AllGather, 16e6, {2}, kUni);
+  expectClose(ring.mustRun().stepTime, 1e-6 + 3 * (1e-6 + 16e6 / 45e9));
+}
+
+TEST(SimulatorTest, SwitchIsOneRingThroughEgressAndIngress) {
+  for (CollectiveKind kind : kKinds) {
+    for (RingDirection direction : {kUni, kBi}) {
+      SCOPED_TRACE(describe(kind, direction));
+      Bench flat(testSwitch(), {8}, {8});
+      flat.collective(kind, 64, {0}, direction);
+      expectClose(flat.mustRun().stepTime, flat.closedForm());
+
+      // A 2x4 group is one ring of 8 on a switch.
+      Bench grid(testSwitch(), {8}, {2, 4});
+      grid.collective(kind, 64, {0, 1}, direction);
+      expectClose(grid.mustRun().stepTime, grid.closedForm());
+
+      Bench h100(*lookupHardware("h100-nvlink"), {8}, {8});
+      h100.collective(kind, 1 << 20, {0}, direction);
+      expectClose(h100.mustRun().stepTime, h100.closedForm());
+    }
+  }
+  // Spelt out: 7 steps of alpha + s / E, E = 32 B/s.
+  Bench setup(testSwitch(), {8}, {8});
+  setup.collective(CollectiveKind::AllGather, 64, {0}, kBi);
+  expectClose(setup.mustRun().stepTime, kLaunch + 7 * (kAlpha + 64 / 32.0));
+}
+
+TEST(SimulatorTest, GroupOfOneCostsNothing) {
+  Bench setup(testTorus(2, 4), {4, 4}, {1, 4});
+  setup.collective(CollectiveKind::AllReduce, 64, {0}, kBi);
+  SimReport report = setup.mustRun();
+  EXPECT_EQ(report.stepTime, 0);
+  EXPECT_EQ(report.commTime, 0);
+  EXPECT_EQ(report.overlapFraction, 1);
+  EXPECT_EQ(report.bytesSent, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Permutes
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, PermuteMatchesPermuteTime) {
+  HardwareDescription v4 = *lookupHardware("tpu-v4");
+  AnalyticalCostModel model(v4);
+  // Group index 0 sends to 2 along z: two hops, no link shared.
+  {
+    Bench setup(v4, {4, 4, 4}, {4, 4, 4});
+    setup.permute(SimStep::Kind::Permute, "permute", 1e6, {2}, {{0, 2}});
+    SimReport report = setup.mustRun();
+    expectClose(report.stepTime, model.permuteTime(1e6, 2));
+    EXPECT_EQ(report.criticalDevice, 0);
+    expectClose(report.bytesSent, 2e6);
+    expectClose(report.exposedCommTime, report.stepTime);
+  }
+  // Every index to the next along x, one hop each on its own link.
+  {
+    Bench setup(v4, {4, 4, 4}, {4, 4, 4});
+    setup.permute(SimStep::Kind::Permute, "permute", 1e6, {0},
+                  shiftPairs(4, 1));
+    expectClose(setup.mustRun().stepTime, model.permuteTime(1e6, 1));
+  }
+  // Three hops along a line without wrap-around.
+  {
+    Bench setup(testTorus(1, 16), {4}, {4});
+    setup.permute(SimStep::Kind::Permute, "permute", 64, {0}, {{3, 0}});
+    expectClose(setup.mustRun().stepTime,
+                AnalyticalCostModel(setup.hw).permuteTime(64, 3));
+  }
+  // A switch: one hop whatever the devices.
+  {
+    Bench setup(testSwitch(), {8}, {8});
+    setup.permute(SimStep::Kind::Permute, "permute", 64, {0}, {{1, 6}});
+    SimReport report = setup.mustRun();
+    expectClose(report.stepTime,
+                AnalyticalCostModel(setup.hw).permuteTime(64, 1));
+    expectClose(report.stepTime, kLaunch + kAlpha + 64 / 32.0);
+  }
+  // Keeping one's own data costs nothing, as permuteTime(s, 0).
+  {
+    Bench setup(testTorus(1, 0), {4}, {4});
+    setup.permute(SimStep::Kind::Permute, "permute", 64, {0}, shiftPairs(4, 0));
+    SimReport report = setup.mustRun();
+    EXPECT_EQ(report.stepTime, 0);
+    EXPECT_EQ(report.bytesSent, 0);
+  }
+}
+
+TEST(SimulatorTest, PermuteOverSeveralAxesUsesGroupIndices) {
+  // Grid [2, 4] on a 2x4 torus; over axes {1, 0} index = c1 * 2 + c0, so
+  // index 1 is logical (1, 0) = 4 and index 6 is logical (0, 3) = 3:
+  // physical (1,0) -> (0,3) is one hop along x, then y backwards round the
+  // wrap... the 2x4 torus wraps (unit 0), so y 0 -> 3 is one hop.
+  Bench setup(testTorus(2, 0), {2, 4}, {2, 4});
+  setup.permute(SimStep::Kind::Permute, "permute", 64, {1, 0}, {{1, 6}});
+  SimReport report = setup.mustRun();
+  expectClose(report.stepTime,
+              AnalyticalCostModel(setup.hw).permuteTime(64, 2));
+  // The sender (4) and the receiver (3) end together; the lower id is
+  // critical.
+  EXPECT_EQ(report.criticalDevice, 3);
+}
+
+/// The looped einsum of N devices on a ring: N - 1 iterations of (start the
+/// shift to the next device, compute on the current block, wait), then the
+/// last block's compute.
+Bench loopedEinsum(double computeSeconds, double bytes) {
+  constexpr int64_t n = 4;
+  Bench setup(testTorus(1, 0), {n}, {n});
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    uint32_t start = setup.permute(SimStep::Kind::PermuteStart, "start", bytes,
+                                   {0}, shiftPairs(n, 1));
+    setup.compute("einsum", computeSeconds, 1000);
+    setup.done("done", start);
+  }
+  setup.compute("einsum", computeSeconds, 1000);
+  return setup;
+}
+
+TEST(SimulatorTest, LoopedEinsumHidesCommunicationBehindCompute) {
+  // One transfer: launch + one hop + 64 B at 8 B/s = 10.5 s; compute 20 s.
+  double transfer = kLaunch + kAlpha + 64 / kB, compute = 20;
+  ASSERT_GT(compute, transfer);
+  SimReport report = loopedEinsum(compute, 64).mustRun();
+  expectClose(report.stepTime, 4 * compute);
+  expectClose(report.computeTime, 4 * compute);
+  // Each start-to-done interval spans one compute; they abut.
+  expectClose(report.commTime, 3 * compute);
+  EXPECT_NEAR(report.exposedCommTime, 0, 1e-12);
+  EXPECT_NEAR(report.overlapFraction, 1, 1e-12);
+  expectClose(report.flops, 4000);
+  expectClose(report.flopsPerSecond, 4000 / (4 * compute));
+  expectClose(report.utilization, 4000 / (4 * compute) / 400);
+  expectClose(report.bytesSent, 3 * 64);
+
+  ASSERT_EQ(report.ops.size(), 3u);
+  EXPECT_EQ(report.ops[0].label, "start");
+  EXPECT_EQ(report.ops[1].label, "einsum");
+  EXPECT_EQ(report.ops[2].label, "done");
+  EXPECT_EQ(report.ops[0].count, 3);
+  EXPECT_EQ(report.ops[1].count, 4);
+  expectClose(report.ops[1].computeSeconds, 4 * compute);
+  EXPECT_EQ(report.ops[2].exposedSeconds, 0);
+}
+
+TEST(SimulatorTest, LoopedEinsumExposesSlowCommunication) {
+  double transfer = kLaunch + kAlpha + 64 / kB, compute = 4;
+  ASSERT_LT(compute, transfer);
+  SimReport report = loopedEinsum(compute, 64).mustRun();
+  // Every iteration lasts as long as its transfer; the last compute follows.
+  expectClose(report.stepTime, 3 * transfer + compute);
+  expectClose(report.computeTime, 4 * compute);
+  expectClose(report.commTime, 3 * transfer);
+  expectClose(report.exposedCommTime, 3 * (transfer - compute));
+  expectClose(report.overlapFraction, compute / transfer);
+  ASSERT_EQ(report.ops.size(), 3u);
+  expectClose(report.ops[2].exposedSeconds, 3 * (transfer - compute));
+  EXPECT_EQ(report.ops[0].exposedSeconds, 0);
+  EXPECT_EQ(report.ops[1].exposedSeconds, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// DMA slots and link sharing
+//===----------------------------------------------------------------------===//
+
+/// Five starts of the shift to the next device, then their five dones.
+Bench fiveStarts(double bytes) {
+  Bench setup(testTorus(1, 0), {4}, {4});
+  std::vector<uint32_t> starts;
+  for (int i = 0; i < 5; ++i)
+    starts.push_back(setup.permute(SimStep::Kind::PermuteStart, "start", bytes,
+                                   {0}, shiftPairs(4, 1)));
+  for (uint32_t start : starts)
+    setup.done("done", start);
+  return setup;
+}
+
+TEST(SimulatorTest, DmaSlotsLimitTransfersInFlight) {
+  Bench setup = fiveStarts(64);
+  // Five slots: all five share the link, 5 * 64 B at 8 B/s after launch and
+  // one hop.
+  SimOptions five;
+  five.maxInFlight = 5;
+  SimReport all = setup.mustRun(five);
+  expectClose(all.stepTime, kLaunch + kAlpha + 5 * 64 / kB);
+
+  // Two slots: pairs of transfers, each pair launch + hop + 2 * 64 B / B,
+  // then the fifth alone.
+  SimOptions two;
+  two.maxInFlight = 2;
+  SimReport limited = setup.mustRun(two);
+  double pair = kLaunch + kAlpha + 2 * 64 / kB;
+  double single = kLaunch + kAlpha + 64 / kB;
+  expectClose(limited.stepTime, 2 * pair + single);
+  EXPECT_GT(limited.stepTime, all.stepTime);
+  // The starts waited for slots: the third and fourth until the first pair
+  // was through, the fifth until the second pair was.
+  ASSERT_EQ(limited.ops.size(), 2u);
+  expectClose(limited.ops[0].exposedSeconds, 2 * pair);
+  expectClose(limited.ops[1].exposedSeconds, single);
+  expectClose(limited.exposedCommTime, limited.stepTime);
+
+  // Without maxInFlight the hardware's dmaSlots (4) apply: four, then one.
+  expectClose(setup.mustRun().stepTime,
+              (kLaunch + kAlpha + 4 * 64 / kB) + single);
+}
+
+TEST(SimulatorTest, TransfersSharingALinkTakeTwiceAsLong) {
+  // Two starts from every device on the same link.
+  Bench one(testTorus(1, 0), {4}, {4});
+  one.done("done", one.permute(SimStep::Kind::PermuteStart, "start", 64, {0},
+                               shiftPairs(4, 1)));
+  Bench two(testTorus(1, 0), {4}, {4});
+  uint32_t a = two.permute(SimStep::Kind::PermuteStart, "start", 64, {0},
+                           shiftPairs(4, 1));
+  uint32_t b = two.permute(SimStep::Kind::PermuteStart, "start", 64, {0},
+                           shiftPairs(4, 1));
+  two.done("done", a);
+  two.done("done", b);
+  double latency = kLaunch + kAlpha;
+  expectClose(one.mustRun().stepTime - latency, 64 / kB);
+  expectClose(two.mustRun().stepTime - latency, 2 * 64 / kB);
+
+  // Different senders: on a line without latency 0 -> 2 and 1 -> 3 both
+  // cross link 1 -> 2, so both run at B / 2 (the minimum over their links).
+  HardwareDescription hw = testTorus(1, 16);
+  hw.hopLatency = 0;
+  Bench crossing(hw, {4}, {4});
+  crossing.permute(SimStep::Kind::Permute, "permute", 64, {0},
+                   {{0, 2}, {1, 3}});
+  expectClose(crossing.mustRun().stepTime, kLaunch + 2 * 64 / kB);
+  Bench apart(hw, {4}, {4});
+  apart.permute(SimStep::Kind::Permute, "permute", 64, {0}, {{0, 1}, {2, 3}});
+  expectClose(apart.mustRun().stepTime, kLaunch + 64 / kB);
+}
+
+TEST(SimulatorTest, LaterTransferSpeedsUpWhenTheFirstLeaves) {
+  // 64 B and 192 B start together on one link: both at B / 2 until the
+  // first is through (128 B sent, 16 s), then the rest of the second
+  // (128 B) at B (16 s).
+  HardwareDescription hw = testTorus(1, 0);
+  hw.hopLatency = 0;
+  hw.collectiveLaunchOverhead = 0;
+  Bench setup(hw, {4}, {4});
+  uint32_t a =
+      setup.permute(SimStep::Kind::PermuteStart, "small", 64, {0}, {{0, 1}});
+  uint32_t b =
+      setup.permute(SimStep::Kind::PermuteStart, "large", 192, {0}, {{0, 1}});
+  setup.done("done", a);
+  setup.compute("mark", 1);
+  setup.done("done", b);
+  SimReport report = setup.mustRun();
+  // Device 0: the first done at 16, compute to 17, the second done at 32.
+  expectClose(report.stepTime, 32);
+  expectClose(report.commTime, 32);
+  expectClose(report.exposedCommTime, 31);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, BadPairsAreErrors) {
+  Bench outside(testTorus(1, 0), {4}, {4});
+  outside.permute(SimStep::Kind::Permute, "shift", 64, {0}, {{0, 1}, {3, 4}});
+  EXPECT_EQ(errorOf(outside.run()),
+            "step 0 (permute 'shift'): permute pair (3, 4) is outside the "
+            "group of 4 devices along axes [0]");
+
+  Bench negative(testTorus(1, 0), {4}, {4});
+  negative.compute("einsum", 1);
+  negative.permute(SimStep::Kind::PermuteStart, "shift", 64, {0}, {{-1, 1}});
+  EXPECT_EQ(errorOf(negative.run()),
+            "step 1 (permute-start 'shift'): permute pair (-1, 1) is outside "
+            "the group of 4 devices along axes [0]");
+
+  Bench twice(testTorus(1, 0), {4}, {4});
+  twice.permute(SimStep::Kind::Permute, "shift", 64, {0}, {{0, 1}, {0, 2}});
+  EXPECT_NE(errorOf(twice.run())
+                .find("group index 0 is the source of more "
+                      "than one permute pair"),
+            std::string::npos);
+}
+
+TEST(SimulatorTest, DoneBeforeStartIsAnError) {
+  Bench setup(testTorus(1, 0), {4}, {4});
+  setup.done("done", 1);
+  setup.permute(SimStep::Kind::PermuteStart, "start", 64, {0},
+                shiftPairs(4, 1));
+  EXPECT_EQ(errorOf(setup.run()),
+            "step 0 (permute-done 'done'): waits for step 1, which does not "
+            "come before it");
+
+  Bench notStart(testTorus(1, 0), {4}, {4});
+  notStart.compute("einsum", 1);
+  notStart.done("done", 0);
+  EXPECT_EQ(errorOf(notStart.run()),
+            "step 1 (permute-done 'done'): waits for step 0, which is a "
+            "compute rather than a permute-start");
+
+  Bench doneTwice(testTorus(1, 0), {4}, {4});
+  uint32_t start = doneTwice.permute(SimStep::Kind::PermuteStart, "start", 64,
+                                     {0}, shiftPairs(4, 1));
+  doneTwice.done("done", start);
+  doneTwice.done("done", start);
+  EXPECT_EQ(errorOf(doneTwice.run()),
+            "step 2 (permute-done 'done'): waits for step 0 a second time");
+}
+
+TEST(SimulatorTest, DeadlockNamesTheDeviceAndStep) {
+  // A link without bandwidth never delivers: whoever waits for it is stuck
+  // when the events run out. (A valid program on valid hardware cannot
+  // deadlock: sends never wait for their receivers.)
+  HardwareDescription hw = testTorus(1, 0);
+  hw.linkBandwidth = 0;
+  Bench setup(hw, {4}, {4});
+  setup.compute("einsum", 1);
+  setup.permute(SimStep::Kind::Permute, "shift", 64, {0}, {{2, 3}});
+  EXPECT_EQ(errorOf(setup.run()),
+            "deadlock: no events left at t = 3.5 s but device 2 (physical 2) "
+            "is stuck at step 1 (permute 'shift'), waiting for 1 transfer(s)");
+}
+
+TEST(SimulatorTest, InconsistentProgramsAreErrors) {
+  Bench axis(testTorus(1, 0), {4}, {4});
+  axis.collective(CollectiveKind::AllGather, 64, {1}, kUni);
+  EXPECT_EQ(errorOf(axis.run()),
+            "step 0 (collective 'collective'): axis 1 is outside the grid of "
+            "rank 1");
+
+  Bench grid(testTorus(1, 0), {4}, {4});
+  grid.program.gridShape = {2, 2};
+  EXPECT_NE(errorOf(grid.run()).find("grid shape does not match"),
+            std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Reports and traces
+//===----------------------------------------------------------------------===//
+
+TEST(SimulatorTest, UtilizationUsesTheKindWithMostFlops) {
+  Bench setup(testTorus(1, 0), {4}, {4});
+  setup.compute("bf16", 2, 800, ElementKind::BF16);
+  setup.compute("f32", 1, 100, ElementKind::F32);
+  SimReport report = setup.mustRun();
+  expectClose(report.flops, 900);
+  expectClose(report.flopsPerSecond, 300);
+  expectClose(report.utilization, 300.0 / 400);
+  EXPECT_EQ(report.commTime, 0);
+  EXPECT_EQ(report.overlapFraction, 1);
+}
+
+TEST(SimulatorTest, ReportJSONHasEveryField) {
+  SimReport report = loopedEinsum(4, 64).mustRun();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writeReportJSON(report, os);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
+  const llvm::json::Object *object = parsed->getAsObject();
+  ASSERT_TRUE(object);
+  for (llvm::StringRef key :
+       {"step_time_s", "compute_time_s", "comm_time_s", "exposed_comm_time_s",
+        "overlap_fraction", "flops", "flops_per_second", "utilization",
+        "bytes_sent", "num_devices", "critical_device", "hardware", "topology",
+        "events", "ops"})
+    EXPECT_TRUE(object->get(key)) << key.str();
+  EXPECT_EQ(object->size(), 15u);
+  EXPECT_EQ(object->getNumber("step_time_s"), report.stepTime);
+  EXPECT_EQ(object->getNumber("exposed_comm_time_s"), report.exposedCommTime);
+  EXPECT_EQ(object->getInteger("num_devices"), 4);
+  EXPECT_EQ(object->getString("hardware"), "test-torus");
+  EXPECT_EQ(object->getString("topology"), "4 torus");
+  EXPECT_EQ(object->getInteger("events"), report.events);
+
+  const llvm::json::Array *ops = object->getArray("ops");
+  ASSERT_TRUE(ops);
+  ASSERT_EQ(ops->size(), 3u);
+  const llvm::json::Object *done = (*ops)[2].getAsObject();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->getString("label"), "done");
+  EXPECT_EQ(done->getInteger("count"), 3);
+  EXPECT_TRUE(done->getNumber("compute_time_s"));
+  EXPECT_EQ(done->getNumber("exposed_comm_time_s"),
+            report.ops[2].exposedSeconds);
+}
+
+TEST(SimulatorTest, PrintReportHasUnits) {
+  SimReport report = loopedEinsum(4e-3, 64).mustRun();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printReport(report, os);
+  EXPECT_NE(text.find("step time"), std::string::npos) << text;
+  EXPECT_NE(text.find(" s\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("GFLOP/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("%"), std::string::npos) << text;
+  EXPECT_NE(text.find("einsum"), std::string::npos) << text;
+}
+
+TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
+  Bench setup = loopedEinsum(4, 64);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SimOptions options;
+  options.trace = &os;
+  SimReport report = setup.mustRun(options);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
+  const llvm::json::Array *events =
+      parsed->getAsObject()->getArray("traceEvents");
+  ASSERT_TRUE(events);
+
+  int computeSpans = 0, waitSpans = 0, linkSpans = 0;
+  double waited = 0;
+  std::vector<std::string> processes, linkThreads;
+  for (const llvm::json::Value &value : *events) {
+    const llvm::json::Object *event = value.getAsObject();
+    ASSERT_TRUE(event);
+    llvm::StringRef phase = *event->getString("ph");
+    int64_t pid = *event->getInteger("pid");
+    if (phase == "M") {
+      llvm::StringRef name = *event->getObject("args")->getString("name");
+      if (*event->getString("name") == "process_name")
+        processes.push_back(name.str());
+      else if (pid == 4)
+        linkThreads.push_back(name.str());
+      continue;
+    }
+    ASSERT_EQ(phase, "X");
+    ASSERT_TRUE(event->getNumber("ts"));
+    ASSERT_TRUE(event->getNumber("dur"));
+    int64_t tid = *event->getInteger("tid");
+    if (pid == 4) {
+      ++linkSpans;
+    } else if (tid == 0) {
+      ++computeSpans;
+      EXPECT_EQ(*event->getString("name"), "einsum");
+    } else {
+      ASSERT_EQ(tid, 1);
+      ++waitSpans;
+      if (pid == report.criticalDevice)
+        waited += *event->getNumber("dur") / 1e6;
+    }
+  }
+  EXPECT_EQ(processes,
+            std::vector<std::string>(
+                {"device 0", "device 1", "device 2", "device 3", "links"}));
+  // Every device sends over its own x+ link, three times.
+  EXPECT_EQ(linkThreads,
+            std::vector<std::string>({"(0) x+", "(1) x+", "(2) x+", "(3) x+"}));
+  EXPECT_EQ(linkSpans, 4 * 3);
+  EXPECT_EQ(computeSpans, 4 * 4);
+  EXPECT_EQ(waitSpans, 4 * 3);
+  expectClose(waited, report.exposedCommTime);
+}
+
+} // namespace
