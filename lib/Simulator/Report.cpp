@@ -31,6 +31,7 @@ void mlir::ovl::writeReportJSON(const SimReport &report,
     json.attribute("comm_time_s", report.commTime);
     json.attribute("exposed_comm_time_s", report.exposedCommTime);
     json.attribute("overlap_fraction", report.overlapFraction);
+    json.attribute("lower_bound_s", report.lowerBound());
     json.attribute("flops", report.flops);
     json.attribute("flops_per_second", report.flopsPerSecond);
     json.attribute("utilization", report.utilization);
@@ -104,6 +105,13 @@ void mlir::ovl::printReport(const SimReport &report, llvm::raw_ostream &os) {
   line("communication", formatTime(report.commTime));
   line("exposed comm", formatTime(report.exposedCommTime));
   line("overlap", formatPercent(report.overlapFraction));
+  line("lower bound",
+       formatTime(report.lowerBound()) + " (step time / bound " +
+           llvm::formatv("{0:F3}", report.lowerBound() > 0
+                                       ? report.stepTime / report.lowerBound()
+                                       : 1.0)
+               .str() +
+           ")");
   line("FLOPs", llvm::formatv("{0:E3}", report.flops).str());
   line("FLOP rate", formatRate(report.flopsPerSecond));
   line("utilization", formatPercent(report.utilization));

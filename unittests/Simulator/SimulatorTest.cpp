@@ -721,11 +721,13 @@ TEST(SimulatorTest, ReportJSONHasEveryField) {
   ASSERT_TRUE(object);
   for (llvm::StringRef key :
        {"step_time_s", "compute_time_s", "comm_time_s", "exposed_comm_time_s",
-        "overlap_fraction", "flops", "flops_per_second", "utilization",
-        "bytes_sent", "num_devices", "critical_device", "hardware", "topology",
-        "events", "ops"})
+        "overlap_fraction", "lower_bound_s", "flops", "flops_per_second",
+        "utilization", "bytes_sent", "num_devices", "critical_device",
+        "hardware", "topology", "events", "ops"})
     EXPECT_TRUE(object->get(key)) << key.str();
-  EXPECT_EQ(object->size(), 15u);
+  EXPECT_EQ(object->size(), 16u);
+  EXPECT_EQ(object->getNumber("lower_bound_s"),
+            std::max(report.computeTime, report.commTime));
   EXPECT_EQ(object->getNumber("step_time_s"), report.stepTime);
   EXPECT_EQ(object->getNumber("exposed_comm_time_s"), report.exposedCommTime);
   EXPECT_EQ(object->getInteger("num_devices"), 4);

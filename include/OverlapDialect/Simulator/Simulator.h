@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,9 @@ struct SimReport {
   double exposedCommTime = 0;
   /// 1 - exposed / comm, or 1 without communication.
   double overlapFraction = 1;
+  /// max(compute, comm): no schedule of this program on this device can
+  /// take less, so stepTime / lowerBound() says how close a schedule is.
+  double lowerBound() const { return std::max(computeTime, commTime); }
   /// FLOPs of one device's program and their rate over the step.
   double flops = 0;
   double flopsPerSecond = 0;
@@ -84,9 +88,9 @@ llvm::Expected<SimReport> simulate(const SimProgram &program,
 
 /// The report as JSON: the fields of SimReport under their names here
 /// (`step_time_s`, `compute_time_s`, `comm_time_s`, `exposed_comm_time_s`,
-/// `overlap_fraction`, `flops`, `flops_per_second`, `utilization`,
-/// `bytes_sent`, `num_devices`, `critical_device`, `hardware`, `topology`,
-/// `events`, and `ops`: [{`label`, `count`, `compute_time_s`,
+/// `overlap_fraction`, `lower_bound_s`, `flops`, `flops_per_second`,
+/// `utilization`, `bytes_sent`, `num_devices`, `critical_device`, `hardware`,
+/// `topology`, `events`, and `ops`: [{`label`, `count`, `compute_time_s`,
 /// `exposed_comm_time_s`}]).
 void writeReportJSON(const SimReport &report, llvm::raw_ostream &os);
 /// The same for people: aligned lines with units.
