@@ -94,4 +94,5 @@ void overlap::registerAllPasses() {
   mlir::ovl::registerOverlapConversionPasses();
   mlir::ovl::registerOvlTransformsPasses();
   registerOvlToLLVMPipeline();
+  registerOverlapPipeline();
 }

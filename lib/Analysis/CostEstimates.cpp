@@ -125,18 +125,36 @@ std::optional<double> mlir::ovl::estimateCollective(Operation *op,
     return model.collectiveTime(CollectiveKind::AllReduce, *bytes,
                                 machine.getRingDims(axes), direction);
   }
-  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
-    std::optional<double> bytes = getStaticBytes(permute.getInput().getType());
-    if (!bytes)
-      return std::nullopt;
-    int64_t hops = 0;
-    const DeviceAssignment &placed = machine.assignment;
-    for (auto [source, target] : permute.getSourceTargetPairs())
-      hops = std::max(
-          hops, machine.topology.hops(
-                    placed.physical(placed.groupMember(0, axes, source)),
-                    placed.physical(placed.groupMember(0, axes, target))));
-    return model.permuteTime(*bytes, hops);
-  }
+  if (isa<CollectivePermuteOp>(op))
+    return estimatePermuteTransfer(op, machine);
   return std::nullopt;
+}
+
+std::optional<double>
+mlir::ovl::estimatePermuteTransfer(Operation *op, const MachineModel &machine) {
+  Value input;
+  SmallVector<std::pair<int64_t, int64_t>> pairs;
+  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
+    input = permute.getInput();
+    pairs = permute.getSourceTargetPairs();
+  } else if (auto start = dyn_cast<CollectivePermuteStartOp>(op)) {
+    input = start.getInput();
+    pairs = start.getSourceTargetPairs();
+  } else {
+    return std::nullopt;
+  }
+  std::optional<double> bytes = getStaticBytes(input.getType());
+  if (!bytes)
+    return std::nullopt;
+  // The longest route of the pairs, seen from the group of logical device 0
+  // (every group of the grid has the same shape on the torus).
+  ArrayRef<int16_t> axes = cast<CollectiveOpInterface>(op).getGridAxes();
+  int64_t hops = 0;
+  const DeviceAssignment &placed = machine.assignment;
+  for (auto [source, target] : pairs)
+    hops = std::max(hops,
+                    machine.topology.hops(
+                        placed.physical(placed.groupMember(0, axes, source)),
+                        placed.physical(placed.groupMember(0, axes, target))));
+  return machine.costModel.permuteTime(*bytes, hops);
 }

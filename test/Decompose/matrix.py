@@ -10,8 +10,12 @@ decomposes each with every option set {unroll 1, 2} x {uni-, bidirectional}
 and makes the permutes asynchronous (ovl-async-collectives), checks that the
 collective was rewritten, and runs the result against the
 original program with `overlap-run --reference` (same random inputs, every
-output of every device compared). A few bf16 programs and the paper's MLPs
-(examples/) run too. Exits non-zero listing every failing combination.
+output of every device compared). Then it schedules the asynchronous
+program (ovl-schedule, bottom-up and top-down in turn from one combination
+to the next) and runs the scheduled program against the original too,
+unless the schedule left the program as it was. A few bf16 programs and the
+paper's MLPs (examples/) run too. Exits non-zero listing every failing
+combination.
 
 Usage: matrix.py --overlap-opt BIN --overlap-run BIN --examples DIR --work DIR
        [--jobs N] [--quick]
@@ -123,20 +127,46 @@ def scatter_program(operand, n, layout, dtype):
     return "\n".join(lines) + "\n", "ovl.reduce_scatter"
 
 
-def run_one(job, args):
-    name, source, collective, variant = job
-    base = os.path.join(args.work, name)
-    original = base + ".mlir"
+def run_program(args, program, outputs, reference=None):
+    """Runs `program` on the seeded inputs and saves every output of every
+    device under `outputs`; with `reference`, also runs that program on the
+    same inputs and compares. The error text, or None."""
+    os.makedirs(outputs, exist_ok=True)
+    command = [args.overlap_run, program, "--seed", "5", "--timeout", "60",
+               "--save-outputs", outputs]
+    if reference:
+        command += ["--reference", reference]
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0 or (reference and ": equal" not in run.stdout):
+        return run.stdout + run.stderr
+    return None
+
+
+def same_files(dir_a, dir_b):
+    """Whether two output directories hold the same files, byte for byte."""
+    names = sorted(os.listdir(dir_a))
+    if not names or names != sorted(os.listdir(dir_b)):
+        return False
+    for name in names:
+        with open(os.path.join(dir_a, name), "rb") as a, \
+                open(os.path.join(dir_b, name), "rb") as b:
+            if a.read() != b.read():
+                return False
+    return True
+
+
+def decompose_and_run(job, args):
+    """Phase 1: decomposes the job's program and runs it against the
+    original. (label, error or None)."""
+    name, source, collective, variant, algorithm = job
+    original, decomposed, label = job_files(job, args)
     # gate=always: the programs are tiny, the cost model would keep them.
     options = "gate=always unroll=%d bidirectional=%s" % (
         variant["unroll"], variant["bidirectional"])
-    decomposed = base + ".u%d.%s.mlir" % (variant["unroll"],
-                                          "bidi" if variant["bidirectional"] == "true" else "uni")
     pipeline = ("builtin.module(func.func(ovl-decompose-collective-einsum{%s},"
                 "ovl-async-collectives))" % options)
     opt = subprocess.run([args.overlap_opt, original, "--pass-pipeline=" + pipeline,
                           "-o", decomposed], capture_output=True, text=True)
-    label = "%s [%s]" % (name, options)
     if opt.returncode != 0:
         return label, "overlap-opt failed:\n" + opt.stderr
     with open(decomposed) as f:
@@ -145,15 +175,79 @@ def run_one(job, args):
         return label, "the collective was not decomposed"
     if "ovl.collective_permute " in text:
         return label, "a blocking permute was left"
-    run = subprocess.run([args.overlap_run, decomposed, "--reference", original,
-                          "--seed", "5", "--timeout", "60"],
-                         capture_output=True, text=True)
-    if run.returncode != 0 or ": equal" not in run.stdout:
-        return label, "not equal to the original:\n" + run.stdout + run.stderr
+    error = run_program(args, decomposed, decomposed + ".out", original)
+    if error:
+        return label, "not equal to the original:\n" + error
     return label, None
 
 
+def schedule_all(jobs, args, algorithm):
+    """Phase 2: schedules the decomposed programs of `jobs` with
+    `algorithm`, all in one overlap-opt (one process start instead of one
+    per program). {decomposed path: scheduled text or error}."""
+    chunks = []
+    for job in jobs:
+        with open(job_files(job, args)[1]) as f:
+            chunks.append(f.read())
+    batch = os.path.join(args.work, "schedule-%s.mlir" % algorithm)
+    with open(batch, "w") as f:
+        f.write("\n// -----\n".join(chunks))
+    opt = subprocess.run([args.overlap_opt, batch, "--split-input-file",
+                          "--pass-pipeline=builtin.module(func.func("
+                          "ovl-schedule{algorithm=%s}))" % algorithm],
+                         capture_output=True, text=True)
+    outputs = opt.stdout.split("// -----\n")
+    if opt.returncode == 0 and len(outputs) == len(jobs):
+        return {job_files(job, args)[1]: ("ok", text)
+                for job, text in zip(jobs, outputs)}
+    # Find which failed, one by one.
+    results = {}
+    for job in jobs:
+        decomposed = job_files(job, args)[1]
+        opt = subprocess.run([args.overlap_opt, decomposed,
+                              "--pass-pipeline=builtin.module(func.func("
+                              "ovl-schedule{algorithm=%s}))" % algorithm],
+                             capture_output=True, text=True)
+        results[decomposed] = (("ok", opt.stdout) if opt.returncode == 0
+                               else ("error", opt.stderr))
+    return results
+
+
+def run_scheduled(job, args, scheduled_text):
+    """Phase 3: runs the scheduled program, unless the schedule left the
+    program as it was. Its outputs must be those of the unscheduled
+    program, bit for bit (same ops on the same data in another order);
+    if they are not, it is run against the original for the verdict.
+    (label, error or None, whether it ran)."""
+    original, decomposed, label = job_files(job, args)
+    with open(decomposed) as f:
+        if f.read().strip() == scheduled_text.strip():
+            return label, None, False
+    scheduled = decomposed[:-len(".mlir")] + "." + job[4] + ".mlir"
+    with open(scheduled, "w") as f:
+        f.write(scheduled_text)
+    error = run_program(args, scheduled, scheduled + ".out")
+    if error is None and not same_files(decomposed + ".out", scheduled + ".out"):
+        error = run_program(args, scheduled, scheduled + ".ref.out", original)
+    if error:
+        return label, "scheduled, not equal to the original:\n" + error, True
+    return label, None, True
+
+
+def job_files(job, args):
+    """The original and decomposed programs of a job, and its label."""
+    name, _, _, variant, algorithm = job
+    base = os.path.join(args.work, name)
+    decomposed = base + ".u%d.%s.mlir" % (
+        variant["unroll"], "bidi" if variant["bidirectional"] == "true" else "uni")
+    label = "%s [gate=always unroll=%d bidirectional=%s; ovl-schedule %s]" % (
+        name, variant["unroll"], variant["bidirectional"], algorithm)
+    return base + ".mlir", decomposed, label
+
+
 def build_jobs(args):
+    """(name, source, collective, variant, algorithm) for every
+    combination; the scheduler alternates from one to the next."""
     jobs = []
     sizes = [2, 4] if args.quick else [2, 3, 4, 8]
     for case, operand, n, layout in itertools.product(
@@ -180,7 +274,11 @@ def build_jobs(args):
             source = f.read()
         for variant in VARIANTS:
             jobs.append((example, source, None, variant))
-    return jobs
+    # Jobs come in runs of the option sets of one program: shifting by one
+    # per run gives every option set both schedulers across the programs.
+    algorithms = ["bottom-up", "top-down"]
+    return [job + (algorithms[(i + i // len(VARIANTS)) % 2],)
+            for i, job in enumerate(jobs)]
 
 
 def main():
@@ -196,16 +294,36 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     jobs = build_jobs(args)
     # Each program once, before the variants of it run in parallel.
-    for name, source, _, _ in jobs:
+    for name, source, _, _, _ in jobs:
         with open(os.path.join(args.work, name + ".mlir"), "w") as f:
             f.write(source)
     failures = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for label, error in pool.map(lambda job: run_one(job, args), jobs):
+        results = list(pool.map(lambda job: decompose_and_run(job, args), jobs))
+        passed = [job for job, (label, error) in zip(jobs, results) if not error]
+        failures += [(label, error) for label, error in results if error]
+        texts = {}
+        for algorithm in ["bottom-up", "top-down"]:
+            texts.update(schedule_all([job for job in passed if job[4] == algorithm],
+                                      args, algorithm))
+        work = []
+        for job in passed:
+            status, text = texts[job_files(job, args)[1]]
+            if status != "ok":
+                failures.append((job_files(job, args)[2],
+                                 "ovl-schedule failed:\n" + text))
+            else:
+                work.append((job, text))
+        scheduled = 0
+        for label, error, ran in pool.map(
+                lambda item: run_scheduled(item[0], args, item[1]), work):
+            scheduled += ran
             if error:
                 failures.append((label, error))
     print("decomposition matrix: %d of %d combinations equal to the original"
           % (len(jobs) - len(failures), len(jobs)))
+    print("scheduled programs run: %d (the other schedules left the program "
+          "as it was)" % scheduled)
     for label, error in failures:
         print("FAIL %s: %s" % (label, error))
     return 1 if failures else 0

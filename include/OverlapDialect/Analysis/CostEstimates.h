@@ -55,6 +55,13 @@ std::optional<double> estimateCollective(Operation *op,
                                          const MachineModel &machine,
                                          RingDirection direction);
 
+/// The transfer time of an `ovl.collective_permute` or of the asynchronous
+/// transfer an `ovl.collective_permute_start` issues on `machine`:
+/// permuteTime(bytes, the longest route of its pairs in hops). std::nullopt
+/// for other ops or dynamic shapes.
+std::optional<double> estimatePermuteTransfer(Operation *op,
+                                              const MachineModel &machine);
+
 } // namespace ovl
 } // namespace mlir
 

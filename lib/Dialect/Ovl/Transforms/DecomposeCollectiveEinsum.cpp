@@ -27,7 +27,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-#include <map>
+#include <optional>
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
@@ -189,31 +189,25 @@ private:
                          SymbolTableCollection &symbols) {
     auto collective = cast<CollectiveOpInterface>(candidate.op);
     shard::GridOp grid = collective.getGridOp(symbols);
-    SmallVector<int64_t> shape(grid.getShape());
-    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+    if (llvm::any_of(grid.getShape(), ShapedType::isDynamic)) {
       candidate.unpriced = "grid @" + grid.getSymName().str() +
                            " has a dynamic shape, which the cost model "
                            "cannot place on a machine";
       return success();
     }
-    auto it = machines.find(shape);
-    if (it == machines.end()) {
-      llvm::Expected<MachineModel> machine =
-          buildMachineModel(hardware, topology, deviceAssignment, shape);
-      if (!machine) {
-        candidate.op->emitError("cannot map grid @")
-            << grid.getSymName()
-            << " onto the machine: " << llvm::toString(machine.takeError());
-        return failure();
-      }
-      it = machines.emplace(shape, std::move(*machine)).first;
-    }
+    if (!machines)
+      machines.emplace(hardware, topology, deviceAssignment);
+    FailureOr<const MachineModel *> machine =
+        machines->getOrEmitError(candidate.op, symbols);
+    if (failed(machine))
+      return failure();
+    assert(*machine && "a static grid has a machine or an error");
     FailureOr<DecompositionEstimate> estimate =
         isa<AllGatherOp>(candidate.op)
-            ? estimateDecomposition(cast<AllGatherOp>(candidate.op), it->second,
+            ? estimateDecomposition(cast<AllGatherOp>(candidate.op), **machine,
                                     options)
             : estimateDecomposition(cast<ReduceScatterOp>(candidate.op),
-                                    it->second, options);
+                                    **machine, options);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price its shapes";
     else
@@ -307,7 +301,7 @@ private:
       diag << "no estimate, " << candidate.unpriced;
   }
 
-  /// One machine per grid shape.
-  std::map<SmallVector<int64_t>, MachineModel> machines;
+  /// One machine per grid shape, from the pass options.
+  std::optional<MachineModelCache> machines;
 };
 } // namespace

@@ -1,7 +1,7 @@
 //===- Passes.td - Transformations of ovl programs ---------*- tablegen -*-===//
 //
 // The passes of the paper: decomposing collective+einsum pairs into ring
-// loops and making their permutes asynchronous.
+// loops, making their permutes asynchronous and scheduling them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +176,97 @@ def OvlAsyncCollectivesPass
                            "::mlir::scf::SCFDialect"];
   let statistics = [
     Statistic<"numPermutes", "permutes", "Permutes made asynchronous">,
+  ];
+}
+
+def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
+  let summary = "Reorder each block so that asynchronous permutes hide "
+                "behind computation (latency-hiding scheduling)";
+  let description = [{
+    Reorders the operations of every block of the function (its body, loop
+    bodies, the regions of `scf.if` and other control flow, nested blocks
+    first) so that the transfers between `ovl.collective_permute_start` and
+    `ovl.collective_permute_done` overlap as much computation as the cost
+    model estimates they need, with at most `max-in-flight` transfers in
+    flight at any point. The order is the schedule `overlap-sim` and the
+    runtime follow (the paper's section 5.2). Operations never cross blocks
+    and terminators stay last.
+
+    `algorithm=bottom-up` (the default, the paper's algorithm 2) is a list
+    scheduler running from the terminator upwards: a ready queue that
+    prefers dones and their users, a pending queue of starts whose transfer
+    is not yet covered by what was scheduled below them (ready times from
+    the cost model), and the in-flight budget: a done that would exceed it
+    waits and the next candidate goes instead. A start therefore lands as
+    late as its transfer allows, which keeps buffers short-lived.
+    `algorithm=top-down` schedules forwards: each start as early as its
+    operands and the budget allow, each done as late as its users allow,
+    except that a done whose transfer has arrived (estimated) moves up when
+    that lets another transfer start, so that the work is spread between
+    the transfers by cost rather than piled behind the first.
+
+    Dependencies are SSA uses (also from inside nested regions), in-place
+    writes (an op writing into a tensor it takes as destination stays after
+    the earlier readers of that tensor, so bufferization needs no copy) and
+    memory-effect conflicts; ops with unknown effects are barriers. The
+    communication resource of ovl collectives does not order them: every
+    device runs the same, deterministically scheduled program. An op of any
+    dialect is opaque compute priced by the cost model (its cost interface,
+    one pass over its data when side-effect free) or a default of 1 us.
+
+    A start occupies a slot until its done; tokens entering a block as
+    arguments (carried from the previous iteration) occupy one from the
+    block's start; an op with regions (an `scf.for` with permutes) needs as
+    many slots as its own body at its peak. The costs and the budget come
+    from the machine the `hardware`, `topology` and `device-assignment`
+    options describe (as for `ovl-decompose-collective-einsum`); with
+    `max-in-flight=0` the budget is the hardware's `dmaSlots`. The schedule
+    is deterministic (ties keep the input order) and scheduling it again
+    changes nothing.
+
+    ```mlir
+    %p, %t = ovl.collective_permute_start %a into %buf on @ring axes [0]
+        pairs [0 -> 1, 1 -> 0] : tensor<32x16xf32>
+    %d = ovl.collective_permute_done %t keep(%a) into %p : tensor<32x16xf32>
+    %u = ovl.einsum "bf,fh->bh" %x, %d : ...
+    %e = ovl.einsum "bf,fh->bh" %x, %w : ...   // independent work
+    // becomes
+    %p, %t = ovl.collective_permute_start %a into %buf ...
+    %e = ovl.einsum "bf,fh->bh" %x, %w : ...
+    %d = ovl.collective_permute_done %t keep(%a) into %p : tensor<32x16xf32>
+    %u = ovl.einsum "bf,fh->bh" %x, %d : ...
+    ```
+  }];
+  let options = [
+    Option<"algorithm", "algorithm", "::mlir::ovl::ScheduleAlgorithm",
+           /*default=*/"::mlir::ovl::ScheduleAlgorithm::BottomUp",
+           "The list scheduler: bottom-up (the paper's algorithm 2) or "
+           "top-down",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::ovl::ScheduleAlgorithm::BottomUp, "bottom-up",
+                        "from the terminator upwards, ready and pending "
+                        "queues"),
+             clEnumValN(::mlir::ovl::ScheduleAlgorithm::TopDown, "top-down",
+                        "starts as early, dones as late as allowed, after "
+                        "rebalancing by cost"))}]>,
+    Option<"maxInFlight", "max-in-flight", "unsigned", /*default=*/"0",
+           "Asynchronous transfers in flight at once (0: the hardware's "
+           "dmaSlots)">,
+    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
+           "Built-in hardware name or path of a JSON description">,
+    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
+           "Physical extents such as 4x4x8 (default: near-cubic for the "
+           "grid's device count)">,
+    ListOption<"deviceAssignment", "device-assignment", "int64_t",
+               "Physical device of each logical device (default: row-major)">,
+  ];
+  let statistics = [
+    Statistic<"numBlocks", "blocks", "Blocks scheduled">,
+    Statistic<"numMoved", "ops-moved",
+              "Operations whose position in their block changed">,
+    Statistic<"numOverBudget", "over-budget",
+              "Blocks whose dependencies force more transfers in flight "
+              "than the budget">,
   ];
 }
 

@@ -1,7 +1,8 @@
 //===- Transforms.h - Rewrites of ovl programs for embedders ----*- C++ -*-===//
 //
 // The decompositions as functions on single ops, so that pipelines, tests
-// and embedders can apply them without the pass's candidate selection.
+// and embedders can apply them without the pass's candidate selection, and
+// the latency-hiding scheduler on any op's regions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +16,14 @@
 #include <string>
 
 namespace mlir {
+class Operation;
 class RewriterBase;
 
 namespace ovl {
 class AllGatherOp;
 class ReduceScatterOp;
 struct MachineModel;
+class MachineModelCache;
 
 /// How a collective+einsum pair is decomposed.
 struct DecomposeOptions {
@@ -94,6 +97,48 @@ LogicalResult decomposeAllGatherEinsum(RewriterBase &rewriter,
 LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
                                            ReduceScatterOp scatter,
                                            const DecomposeOptions &options);
+
+/// Which list scheduler `ovl-schedule` runs.
+enum class ScheduleAlgorithm {
+  /// From the terminator upwards with ready and pending queues (the paper's
+  /// algorithm 2).
+  BottomUp,
+  /// Forwards: starts as early, dones as late as allowed, after rebalancing
+  /// the work between transfers by cost.
+  TopDown,
+};
+
+/// How `ovl-schedule` orders blocks.
+struct ScheduleOptions {
+  ScheduleAlgorithm algorithm = ScheduleAlgorithm::BottomUp;
+  /// Asynchronous transfers in flight at once; 0 takes the hardware's
+  /// `dmaSlots`.
+  unsigned maxInFlight = 0;
+};
+
+/// What scheduling did.
+struct ScheduleResult {
+  /// Blocks ordered.
+  unsigned blocks = 0;
+  /// Operations whose position in their block changed.
+  unsigned movedOps = 0;
+  /// Blocks whose dependencies force more transfers in flight than the
+  /// budget (each gets a warning where it happens).
+  unsigned overBudgetBlocks = 0;
+  /// The most transfers in flight at any point of any block scheduled.
+  unsigned peakInFlight = 0;
+};
+
+/// Reorders the operations of every block in the regions of `root` (and of
+/// the control flow and loops nested in them, innermost first) so that
+/// asynchronous permutes overlap computation, with at most the budget of
+/// transfers in flight; never moves an op across blocks or a terminator.
+/// Costs come from `machines`: its hardware prices compute and its machine
+/// for each collective's grid prices the transfer. Fails, with an error at
+/// the op concerned, when the hardware or a grid's machine cannot be built.
+FailureOr<ScheduleResult> scheduleRegions(Operation *root,
+                                          MachineModelCache &machines,
+                                          const ScheduleOptions &options);
 
 } // namespace ovl
 } // namespace mlir
