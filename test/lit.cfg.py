@@ -25,7 +25,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
-tools = ["overlap-opt", "overlap-run", "overlap-sim", "mlir-translate"]
+tools = ["overlap-opt", "overlap-run", "overlap-sim", "mlir-translate", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # The MPI transport (Runtime/mpi, `REQUIRES: mpi`): overlap-run under mpirun

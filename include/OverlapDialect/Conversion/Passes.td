@@ -116,4 +116,60 @@ def OvlLowerToICIPass : Pass<"ovl-lower-to-ici", "::mlir::ModuleOp"> {
   ];
 }
 
+def OvlImportShardPass : Pass<"ovl-import-shard"> {
+  let summary = "Import the per-device output of upstream shard-partition into ovl";
+  let description = [{
+    Rewrites what upstream `shard-partition` leaves for one device into ovl,
+    so that the decomposition passes see its collectives and contractions.
+    Only exact equivalences are rewritten; everything else stays as it is
+    (see `docs/ImportShard.md`).
+
+    - `shard.all_gather` becomes `ovl.all_gather` (same grid, axes and
+      gather dim: both dialects order a group row-major over the listed
+      axes);
+    - `shard.reduce_scatter` becomes `ovl.reduce_scatter`, and a
+      `shard.all_reduce` whose only user is a `shard.all_slice` of the same
+      group (what upstream emits for a partial sum resharded to a split)
+      becomes one `ovl.reduce_scatter`; any other `shard.all_reduce` with
+      the same input and result type becomes `ovl.all_reduce`. Reductions
+      `sum`, `max`, `min` and `product` map to `sum`, `max`, `min`, `prod`;
+      `average`, the bitwise ones and `generic` have no ovl equivalent and
+      stay shard ops;
+    - `linalg.matmul`, `linalg.batch_matmul` and `linalg.generic` on static
+      tensors whose maps are projected permutations (output: exactly the
+      parallel loops; every loop in an input) and whose body is
+      `out + a * b`, with `a` and `b` extended by `arith.extf` / `arith.extsi`
+      to the result type when they are narrower, become `ovl.einsum` with the
+      equation read off the maps (loop `d0` is letter `a`, `d1` `b`, ...).
+      An init that is zero (a `linalg.fill` of +0, a zero splat, or an
+      `scf.if` both of whose branches are zero, as upstream builds for
+      partial sums) is dropped; any other init becomes the einsum's `acc`.
+    - `tensor.cast`s to the same type, which upstream leaves after every
+      collective, are folded away, and the zero inits the einsums no longer
+      use are erased.
+
+    ```mlir
+    %g = shard.all_gather %w on @ring grid_axes = [0] gather_axis = 1
+        : tensor<32x16xf32> -> tensor<32x64xf32>
+    %y = linalg.matmul ins(%x, %g : tensor<4x32xf32>, tensor<32x64xf32>)
+        outs(%zero : tensor<4x64xf32>) -> tensor<4x64xf32>
+    // becomes
+    %g = ovl.all_gather %w on @ring axes [0] dim 1
+        : tensor<32x16xf32> -> tensor<32x64xf32>
+    %y = ovl.einsum "ac,cb->ab" %x, %g
+        : tensor<4x32xf32>, tensor<32x64xf32> -> tensor<4x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::ovl::OvlDialect"];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for every shard collective or named contraction "
+           "left as is, with the reason">,
+  ];
+  let statistics = [
+    Statistic<"numCollectives", "collectives", "Number of collectives imported">,
+    Statistic<"numEinsums", "einsums", "Number of contractions imported">,
+  ];
+}
+
 #endif // OVERLAP_CONVERSION_PASSES_TD
