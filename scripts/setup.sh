@@ -12,6 +12,8 @@ packages=(
   libgtest-dev
   # The MPI transport of overlap-run (optional: built when MPI is found).
   libopenmpi-dev openmpi-bin
+  # The Python package's tests and the benchmarks' plots (Debian's python3).
+  python3-numpy python3-matplotlib python3-pytest
 )
 
 missing=()

@@ -1,0 +1,324 @@
+"""ctypes bindings of libOverlapCAPI.so (include/overlap-c and the MLIR core
+C API it exports), and the Context / Module classes over them.
+
+Handles (MlirContext, MlirModule, ...) are `struct { void *ptr; }` and
+MlirStringRef is `struct { const char *data; size_t length; }`; both are
+declared as ctypes Structures for calls. Callbacks *from* C take their
+arguments as plain words (a one-pointer struct is passed like a pointer, a
+two-word MlirStringRef like two words, and MlirLogicalResult, a one-byte
+struct, is returned like an int8), which is what the x86-64 and AArch64
+calling conventions do and avoids ctypes' struct-by-value callbacks.
+"""
+
+import ctypes
+import json
+import os
+import threading
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+class Error(Exception):
+    """A failure of overlap: parse or verify errors, a failed pass pipeline,
+    a program the simulator or the runtime rejects. The message is the text
+    of the diagnostics (or of the tool's error output)."""
+
+
+def _handle(name):
+    return type(name, (ctypes.Structure,), {"_fields_": [("ptr", ctypes.c_void_p)]})
+
+
+MlirContext = _handle("MlirContext")
+MlirModule = _handle("MlirModule")
+MlirOperation = _handle("MlirOperation")
+MlirDialectRegistry = _handle("MlirDialectRegistry")
+MlirDiagnostic = _handle("MlirDiagnostic")
+MlirLocation = _handle("MlirLocation")
+
+
+class MlirStringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+
+
+class MlirLogicalResult(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_int8)]
+
+
+# void (*)(MlirStringRef, void *), MlirStringRef passed as its two words.
+STRING_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_size_t,
+                                   ctypes.c_void_p)
+# MlirLogicalResult (*)(MlirDiagnostic, void *).
+DIAGNOSTIC_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int8, ctypes.c_void_p,
+                                      ctypes.c_void_p)
+
+_SEVERITY = {0: "error", 1: "warning", 2: "note", 3: "remark"}
+
+
+def library_path():
+    """$OVERLAP_CAPI_LIB, else build/lib/libOverlapCAPI.so of this repo."""
+    path = os.environ.get("OVERLAP_CAPI_LIB")
+    if path:
+        return path
+    return os.path.join(REPO_ROOT, "build", "lib", "libOverlapCAPI.so")
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _declare(lib):
+    S, V = MlirStringRef, ctypes.c_void_p
+    decls = {
+        "mlirDialectRegistryCreate": ([], MlirDialectRegistry),
+        "mlirDialectRegistryDestroy": ([MlirDialectRegistry], None),
+        "overlapRegisterAllDialects": ([MlirDialectRegistry], None),
+        "overlapRegisterAllPasses": ([], None),
+        "mlirContextCreateWithRegistry": ([MlirDialectRegistry, ctypes.c_bool],
+                                          MlirContext),
+        "mlirContextDestroy": ([MlirContext], None),
+        "mlirContextAttachDiagnosticHandler": (
+            [MlirContext, DIAGNOSTIC_HANDLER, V, V], ctypes.c_uint64),
+        "mlirContextDetachDiagnosticHandler": ([MlirContext, ctypes.c_uint64],
+                                               None),
+        "mlirDiagnosticPrint": ([MlirDiagnostic, STRING_CALLBACK, V], None),
+        "mlirDiagnosticGetLocation": ([MlirDiagnostic], MlirLocation),
+        "mlirDiagnosticGetSeverity": ([MlirDiagnostic], ctypes.c_int),
+        "mlirDiagnosticGetNumNotes": ([MlirDiagnostic], ctypes.c_ssize_t),
+        "mlirDiagnosticGetNote": ([MlirDiagnostic, ctypes.c_ssize_t],
+                                  MlirDiagnostic),
+        "mlirLocationPrint": ([MlirLocation, STRING_CALLBACK, V], None),
+        "mlirModuleCreateParse": ([MlirContext, S], MlirModule),
+        "mlirModuleDestroy": ([MlirModule], None),
+        "mlirModuleGetOperation": ([MlirModule], MlirOperation),
+        "mlirOperationVerify": ([MlirOperation], ctypes.c_bool),
+        "mlirOperationPrint": ([MlirOperation, STRING_CALLBACK, V], None),
+        "overlapRunOverlapPipeline": ([MlirModule, S], MlirLogicalResult),
+        "overlapRunPassPipeline": ([MlirModule, S], MlirLogicalResult),
+        "overlapSimulate": ([MlirModule, S, S, S, ctypes.c_ssize_t,
+                             ctypes.POINTER(ctypes.c_int64), ctypes.c_uint,
+                             STRING_CALLBACK, V], MlirLogicalResult),
+    }
+    for name, (args, res) in decls.items():
+        fn = getattr(lib, name)
+        fn.argtypes = args
+        fn.restype = res
+
+
+def lib():
+    """The loaded libOverlapCAPI.so (loaded once, passes registered)."""
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            path = library_path()
+            if not os.path.exists(path):
+                raise Error("libOverlapCAPI.so not found at %s: build the "
+                            "project (ninja -C build OverlapCAPI) or set "
+                            "OVERLAP_CAPI_LIB" % path)
+            loaded = ctypes.CDLL(path)
+            _declare(loaded)
+            loaded.overlapRegisterAllPasses()
+            _lib = loaded
+    return _lib
+
+
+def _ref(text):
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    return MlirStringRef(data, len(data))
+
+
+class _Collector:
+    """A string callback that appends the pieces to a list."""
+
+    def __init__(self):
+        self.pieces = []
+        self.callback = STRING_CALLBACK(self._append)
+
+    def _append(self, data, length, _user):
+        self.pieces.append(ctypes.string_at(data, length) if length else b"")
+
+    def text(self):
+        return b"".join(self.pieces).decode(errors="replace")
+
+
+def _format_diagnostic(l, diag, indent=""):
+    loc = _Collector()
+    l.mlirLocationPrint(l.mlirDiagnosticGetLocation(diag), loc.callback, None)
+    msg = _Collector()
+    l.mlirDiagnosticPrint(diag, msg.callback, None)
+    severity = _SEVERITY.get(l.mlirDiagnosticGetSeverity(diag), "error")
+    text = msg.text()
+    if indent and text.startswith("see current operation"):
+        text = "see current operation"  # the whole op dump: too long
+    lines = ["%s%s: %s: %s" % (indent, loc.text(), severity, text)]
+    for i in range(l.mlirDiagnosticGetNumNotes(diag)):
+        lines.append(_format_diagnostic(l, l.mlirDiagnosticGetNote(diag, i),
+                                        indent + "  "))
+    return "\n".join(lines)
+
+
+class Context:
+    """An MLIR context with overlap's dialects, collecting its diagnostics.
+
+    Every failing call raises `Error` with the diagnostics emitted during
+    that call; warnings and remarks of successful calls are kept in
+    `self.diagnostics` (cleared at the start of each call)."""
+
+    def __init__(self):
+        l = lib()
+        self._lib = l
+        registry = l.mlirDialectRegistryCreate()
+        l.overlapRegisterAllDialects(registry)
+        self._ctx = l.mlirContextCreateWithRegistry(registry, False)
+        l.mlirDialectRegistryDestroy(registry)
+        self.diagnostics = []
+        self._handler = DIAGNOSTIC_HANDLER(self._on_diagnostic)
+        self._handler_id = l.mlirContextAttachDiagnosticHandler(
+            self._ctx, self._handler, None, None)
+        self._lock = threading.Lock()
+
+    def _on_diagnostic(self, diag_ptr, _user):
+        try:
+            self.diagnostics.append(
+                _format_diagnostic(self._lib, MlirDiagnostic(diag_ptr)))
+        except Exception as e:  # never let an exception cross into C
+            self.diagnostics.append("<diagnostic: %s>" % e)
+        return 1  # handled: not printed on stderr
+
+    def _fail(self, what):
+        detail = "\n".join(self.diagnostics) or "(no diagnostic)"
+        raise Error("%s failed:\n%s" % (what, detail))
+
+    def close(self):
+        if getattr(self, "_ctx", None) is not None:
+            self._lib.mlirContextDetachDiagnosticHandler(self._ctx,
+                                                         self._handler_id)
+            self._lib.mlirContextDestroy(self._ctx)
+            self._ctx = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # -- operations ------------------------------------------------------
+
+    def parse(self, text):
+        """Parses and verifies `text`; returns a `Module`."""
+        with self._lock:
+            self.diagnostics = []
+            module = self._lib.mlirModuleCreateParse(self._ctx, _ref(text))
+            if not module.ptr:
+                self._fail("parsing")
+            if not self._lib.mlirOperationVerify(
+                    self._lib.mlirModuleGetOperation(module)):
+                self._lib.mlirModuleDestroy(module)
+                self._fail("verification")
+            return Module(self, module)
+
+    def run_pipeline(self, text, pipeline):
+        """Parses `text`, runs the textual pass pipeline, returns the text."""
+        module = self.parse(text)
+        module.run_pipeline(pipeline)
+        return module.text
+
+    def overlap_pipeline(self, text, **options):
+        """Runs ovl-overlap-pipeline with `options` on `text`."""
+        module = self.parse(text)
+        module.overlap_pipeline(**options)
+        return module.text
+
+    def simulate(self, text, hardware="tpu-v4", topology=None, entry=None,
+                 device_assignment=None, max_in_flight=0):
+        return self.parse(text).simulate(hardware, topology, entry,
+                                         device_assignment, max_in_flight)
+
+
+def pipeline_options(options):
+    """Keyword arguments -> the option string of ovl-overlap-pipeline:
+    max_in_flight=2 -> "max-in-flight=2", True -> "true", lists joined
+    by commas."""
+    parts = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            value = ",".join(str(v) for v in value)
+        parts.append("%s=%s" % (key.replace("_", "-"), value))
+    return " ".join(parts)
+
+
+class Module:
+    """A parsed module owned by a Context. `text` prints it."""
+
+    def __init__(self, context, handle):
+        self.context = context
+        self._module = handle
+
+    def __del__(self):
+        try:
+            if self._module is not None and self.context._ctx is not None:
+                self.context._lib.mlirModuleDestroy(self._module)
+                self._module = None
+        except Exception:
+            pass
+
+    @property
+    def text(self):
+        out = _Collector()
+        l = self.context._lib
+        l.mlirOperationPrint(l.mlirModuleGetOperation(self._module),
+                             out.callback, None)
+        return out.text()
+
+    def __str__(self):
+        return self.text
+
+    def run_pipeline(self, pipeline):
+        """Runs a textual pass pipeline in place (with or without the
+        builtin.module(...) wrapper)."""
+        c = self.context
+        with c._lock:
+            c.diagnostics = []
+            r = c._lib.overlapRunPassPipeline(self._module, _ref(pipeline))
+            if not r.value:
+                c._fail("pass pipeline '%s'" % pipeline)
+        return self
+
+    def overlap_pipeline(self, **options):
+        """Runs ovl-overlap-pipeline in place; keyword options as in
+        docs/Pipeline.md (gate="always", unroll=2, max_in_flight=...)."""
+        c = self.context
+        text = pipeline_options(options)
+        with c._lock:
+            c.diagnostics = []
+            r = c._lib.overlapRunOverlapPipeline(self._module, _ref(text))
+            if not r.value:
+                c._fail("ovl-overlap-pipeline{%s}" % text)
+        return self
+
+    def simulate(self, hardware="tpu-v4", topology=None, entry=None,
+                 device_assignment=None, max_in_flight=0):
+        """The simulator's report (docs/Simulator.md) as a dict."""
+        c = self.context
+        assign = list(device_assignment or [])
+        array = (ctypes.c_int64 * max(len(assign), 1))(*assign)
+        out = _Collector()
+        with c._lock:
+            c.diagnostics = []
+            r = c._lib.overlapSimulate(
+                self._module, _ref(entry or ""), _ref(hardware or ""),
+                _ref(topology or ""), len(assign), array, max_in_flight,
+                out.callback, None)
+            if not r.value:
+                c._fail("simulation")
+        return json.loads(out.text())

@@ -1,0 +1,136 @@
+"""Program builders: the per-device SPMD programs of the paper's MLPs and of
+GPT transformer layers, as MLIR text.
+
+The generators themselves stay where the benchmarks use them,
+bench/schedule/mlp.py (figures 2 and 3) and bench/gpt-ladder/gen.py (the GPT
+ladder); this module imports them by path, so there is one copy of each
+and the benchmarks keep working unchanged. It therefore needs the source
+tree (this package lives in its python/ directory).
+"""
+
+import importlib.util
+import os
+
+from ._capi import REPO_ROOT
+
+_modules = {}
+
+
+def _load(name, relpath):
+    if name not in _modules:
+        path = os.path.join(REPO_ROOT, relpath)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[name] = module
+    return _modules[name]
+
+
+def _mlp():
+    return _load("overlap_bench_mlp", os.path.join("bench", "schedule",
+                                                   "mlp.py"))
+
+
+def _gen():
+    return _load("overlap_bench_gen", os.path.join("bench", "gpt-ladder",
+                                                   "gen.py"))
+
+
+def _checked(fn, *args):
+    """The generators exit on sizes that do not divide: turn that into a
+    ValueError."""
+    try:
+        return fn(*args)
+    except SystemExit as e:
+        raise ValueError(str(e.code)) from None
+
+
+def _mesh2(mesh):
+    if isinstance(mesh, str):
+        mesh = tuple(int(v) for v in mesh.lower().split("x"))
+    mesh = tuple(mesh)
+    if len(mesh) != 2:
+        raise ValueError("mesh must be MxN or (M, N), got %r" % (mesh,))
+    return mesh
+
+
+def mlp_1d(devices, batch, model, hidden):
+    """Figure 2 MLP (1-D strategy: batch sharded, each weight all-gathered
+    before its einsum) on a ring of `devices`, global sizes B=`batch`,
+    F=`model`, H=`hidden`; bf16 with f32 accumulation."""
+    return _checked(_mlp().mlp_1d, devices, batch, model, hidden)
+
+
+def mlp_2d(mesh, batch, model, hidden):
+    """Figure 3 MLP (2-D strategy) on a grid `mesh` = (M, N) or "MxN"."""
+    m, n = _mesh2(mesh)
+    return _checked(_mlp().mlp_2d, m, n, batch, model, hidden)
+
+
+LADDER_NAMES = ("32B", "64B", "128B", "256B", "512B", "1024B")
+
+
+def _config(config, mesh, seq, batch):
+    gen = _gen()
+    if isinstance(config, str):
+        if config == "tiny":
+            cfg = gen.tiny("tiny", tuple(mesh or (1, 2, 2)), "?")
+        elif config.endswith("-tiny") and config[:-5] in gen.LADDER:
+            base = gen.LADDER[config[:-5]]
+            cfg = gen.tiny(config, tuple(mesh or (1, 2, 2)), base[0])
+        elif config in gen.LADDER:
+            layers, d, f, h, _, base_mesh, base_batch = gen.LADDER[config]
+            cfg = gen.Config(config, d, f, h, gen.HEAD_DIM,
+                             tuple(mesh or base_mesh), base_batch, gen.SEQ,
+                             layers)
+        else:
+            raise ValueError("unknown config %r (one of %s, tiny)"
+                             % (config, ", ".join(gen.LADDER)))
+    else:
+        sizes = dict(config)
+        d_model = sizes["d_model"]
+        if "head_dim" in sizes:
+            head_dim = sizes["head_dim"]
+        elif "heads" in sizes:
+            head_dim = d_model // sizes["heads"]
+        else:
+            head_dim = gen.HEAD_DIM
+        cfg = gen.Config(sizes.get("name", "custom"), d_model,
+                         sizes.get("d_ff", 4 * d_model),
+                         sizes.get("heads", d_model // head_dim), head_dim,
+                         tuple(mesh or sizes.get("mesh", (1, 1, 1))),
+                         sizes["batch"], sizes.get("seq", gen.SEQ), "?")
+    if len((cfg.replica, cfg.data, cfg.model)) != 3:
+        raise ValueError("mesh must be (replica, data, model)")
+    if seq:
+        cfg.seq = seq
+    if batch:
+        cfg.batch = batch
+    _checked(cfg.check)
+    return cfg
+
+
+def transformer_block(config="tiny", mesh=None, layers=1, partials="f32",
+                      seq=None, batch=None):
+    """GPT transformer layer(s) with the paper's 2-D strategy
+    (bench/gpt-ladder/gen.py).
+
+    `config`: a ladder name ("32B" .. "1024B"), "tiny" / "<name>-tiny" (CPU
+    sizes), or a dict of sizes {d_model, batch (global sequences), d_ff
+    (default 4 d_model), heads (default d_model/head_dim), head_dim (default d_model/heads,
+    else 128),
+    seq (1024)}. `mesh`: (replica, data, model), default the config's own
+    ((1, 2, 2) for tiny). `partials`: "f32" or "bf16" reduce-scattered
+    partial sums."""
+    if partials not in ("f32", "bf16"):
+        raise ValueError("partials must be f32 or bf16")
+    if layers < 1:
+        raise ValueError("layers must be at least 1")
+    cfg = _config(config, mesh, seq, batch)
+    return _gen().Emitter(cfg, partials).program(layers)
+
+
+def transformer_topology(config="tiny", mesh=None):
+    """The TPU v4 torus extents gen.py --print-topology suggests for a
+    ladder config (the model axis innermost), or None."""
+    return _gen().topology(_config(config, mesh, None, None))

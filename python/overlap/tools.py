@@ -1,0 +1,142 @@
+"""The parts of the package that drive overlap's command-line tools rather
+than the C API: `run` (overlap-run, the CPU runtime: the JIT runner is not
+in the C API) and `trace` (overlap-sim --trace, which the C API's
+simulator entry point does not produce).
+
+Tools are found in $OVERLAP_BIN, else in build/bin of this repository.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+from ._capi import REPO_ROOT, Error
+
+
+def tool_path(name):
+    """Path of the tool `name` (overlap-run, overlap-sim, overlap-opt)."""
+    directory = os.environ.get("OVERLAP_BIN") or os.path.join(
+        REPO_ROOT, "build", "bin")
+    path = os.path.join(directory, name)
+    if not os.path.exists(path):
+        raise Error("%s not found in %s: build the project or set OVERLAP_BIN"
+                    % (name, directory))
+    return path
+
+
+def _text(program):
+    return program if isinstance(program, str) else str(program)
+
+
+def _write_program(directory, name, program):
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        f.write(_text(program))
+    return path
+
+
+def run(text, inputs=None, reference=None, entry=None, seed=None,
+        timeout=None, rtol=None, atol=None, extra_args=()):
+    """Runs the program `text` on the CPU runtime with `overlap-run` (one
+    thread per device) and returns its outputs: a list per device of numpy
+    arrays.
+
+    `inputs`: a list per device of the entry function's arguments as numpy
+    arrays (bf16 as uint16 bit patterns, see `to_bf16`); None takes
+    overlap-run's deterministic inputs of `seed` (default 0).
+    `reference`: the text of a second program run on the same inputs; the
+    outputs must match within the tolerance (`rtol`, `atol`, defaults by
+    type) or `Error` is raised.
+    """
+    with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
+        program = _write_program(tmp, "program.mlir", text)
+        args = [tool_path("overlap-run"), program]
+        outdir = os.path.join(tmp, "outputs")
+        os.mkdir(outdir)
+        args += ["--save-outputs", outdir, "--json"]
+        if inputs is not None:
+            indir = os.path.join(tmp, "inputs")
+            os.mkdir(indir)
+            for d, arrays in enumerate(inputs):
+                for i, array in enumerate(arrays):
+                    np.save(os.path.join(indir, "device%d_input%d.npy" % (d, i)),
+                            np.ascontiguousarray(array))
+            args += ["--inputs", indir]
+        else:
+            args += ["--seed", str(seed or 0)]
+        if reference is not None:
+            args += ["--reference",
+                     _write_program(tmp, "reference.mlir", reference)]
+        if entry:
+            args += ["--entry", entry]
+        if timeout is not None:
+            args += ["--timeout", str(timeout)]
+        if rtol is not None:
+            args += ["--rtol", str(rtol)]
+        if atol is not None:
+            args += ["--atol", str(atol)]
+        args += list(extra_args)
+        proc = subprocess.run(args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            what = {1: "outputs differ from the reference"}.get(
+                proc.returncode, "overlap-run failed (exit %d)"
+                % proc.returncode)
+            raise Error("%s:\n%s%s" % (what, proc.stderr, proc.stdout))
+        outputs = []
+        d = 0
+        while os.path.exists(os.path.join(outdir, "device%d_output0.npy" % d)):
+            device = []
+            i = 0
+            while True:
+                path = os.path.join(outdir, "device%d_output%d.npy" % (d, i))
+                if not os.path.exists(path):
+                    break
+                device.append(np.load(path))
+                i += 1
+            outputs.append(device)
+            d += 1
+        return outputs
+
+
+def trace(text, hardware="tpu-v4", topology=None, entry=None):
+    """Simulates `text` with `overlap-sim --json --trace` and returns the
+    report (as `simulate` does) with the Chrome/Perfetto trace under
+    report["trace"], for `plot_timeline`."""
+    with tempfile.TemporaryDirectory(prefix="overlap-sim-") as tmp:
+        program = _write_program(tmp, "program.mlir", text)
+        trace_path = os.path.join(tmp, "trace.json")
+        args = [tool_path("overlap-sim"), program, "--json", "--trace",
+                trace_path]
+        if hardware:
+            args += ["--hardware", hardware]
+        if topology:
+            args += ["--topology", topology]
+        if entry:
+            args += ["--entry", entry]
+        proc = subprocess.run(args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            raise Error("overlap-sim failed (exit %d):\n%s"
+                        % (proc.returncode, proc.stderr))
+        report = json.loads(proc.stdout)
+        with open(trace_path) as f:
+            report["trace"] = json.load(f)
+        return report
+
+
+def to_bf16(array):
+    """float array -> bf16 bit patterns (uint16), rounding to nearest even,
+    the form overlap-run reads and writes for bf16 tensors."""
+    bits = np.asarray(array, dtype=np.float32).view(np.uint32)
+    rounded = bits + 0x7FFF + ((bits >> 16) & 1)
+    return (rounded >> 16).astype(np.uint16)
+
+
+def from_bf16(bits):
+    """bf16 bit patterns (uint16) -> float32 array."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(
+        np.float32)

@@ -1,0 +1,30 @@
+import pytest
+
+import overlap
+
+
+def test_parse_ok(mlp_1d_text):
+    module = overlap.parse(mlp_1d_text)
+    assert "ovl.all_gather" in module.text
+    assert "func.func @mlp" in overlap.verify(mlp_1d_text)
+
+
+def test_parse_syntax_error():
+    with pytest.raises(overlap.Error, match="expected"):
+        overlap.parse("func.func @f( {")
+
+
+def test_verify_error_has_diagnostic():
+    bad = "func.func @f(%a: i32) -> i32 {\n  return\n}\n"
+    with pytest.raises(overlap.Error) as info:
+        overlap.parse(bad)
+    message = str(info.value)
+    assert "error:" in message and "returns 1" in message
+    assert ":2:3" in message  # the location of the bad return
+
+
+def test_context_is_reusable(mlp_1d_text):
+    with overlap.Context() as ctx:
+        with pytest.raises(overlap.Error):
+            ctx.parse("garbage")
+        assert ctx.parse(mlp_1d_text).text.startswith("module")

@@ -1,0 +1,43 @@
+import pytest
+
+import overlap
+
+
+def test_run_pipeline(mlp_1d_text):
+    out = overlap.run_pipeline(mlp_1d_text, "ovl-einsum-to-linalg")
+    assert "ovl.einsum" not in out and "linalg.generic" in out
+    out = overlap.run_pipeline(mlp_1d_text,
+                               "func.func(ovl-decompose-collective-einsum{gate=always})")
+    assert "scf.for" in out
+    out = overlap.run_pipeline(
+        mlp_1d_text, "builtin.module(ovl-overlap-pipeline{gate=always})")
+    assert "ovl.collective_permute_start" in out
+
+
+def test_run_pipeline_error(mlp_1d_text):
+    with pytest.raises(overlap.Error, match="does not refer to a registered pass"):
+        overlap.run_pipeline(mlp_1d_text, "no-such-pass")
+
+
+def test_overlap_pipeline_decomposes_1d_mlp(mlp_1d_text):
+    out = overlap.overlap_pipeline(mlp_1d_text, gate="always")
+    assert "ovl.all_gather" not in out
+    assert "ovl.collective_permute_start" in out
+    assert "scf.for" in out or out.count("ovl.einsum") > 2
+    overlap.parse(out)  # the result parses back
+
+
+def test_overlap_pipeline_never_keeps_gathers(mlp_1d_text):
+    out = overlap.overlap_pipeline(mlp_1d_text, gate="never")
+    assert "ovl.all_gather" in out
+
+
+def test_overlap_pipeline_bad_option(mlp_1d_text):
+    with pytest.raises(overlap.Error, match="gate=sideways"):
+        overlap.overlap_pipeline(mlp_1d_text, gate="sideways")
+
+
+def test_pipeline_options():
+    assert overlap.pipeline_options(
+        dict(gate="always", max_in_flight=2, bidirectional=True)) == \
+        "gate=always max-in-flight=2 bidirectional=true"

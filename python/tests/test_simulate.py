@@ -1,0 +1,39 @@
+import pytest
+
+import overlap
+
+
+def test_simulate_report(mlp_1d_text):
+    report = overlap.simulate(mlp_1d_text)
+    assert report["step_time_s"] > 0
+    assert report["num_devices"] == 4
+    assert report["hardware"] == "tpu-v4"
+    assert report["ops"]
+
+
+def test_simulate_options(mlp_1d_text):
+    report = overlap.simulate(mlp_1d_text, hardware="tpu-v5p",
+                              topology="4x1x1", entry="mlp")
+    assert report["hardware"] == "tpu-v5p"
+    assert report["topology"].startswith("4x1x1")
+
+
+def test_simulate_error(mlp_1d_text):
+    with pytest.raises(overlap.Error):
+        overlap.simulate(mlp_1d_text, entry="nope")
+
+
+def test_decomposed_large_mlp_is_faster(large_mlp):
+    text, topology = large_mlp
+    base = overlap.simulate(text, "tpu-v4", topology)
+    fast = overlap.simulate(overlap.overlap_pipeline(text, topology=topology),
+                            "tpu-v4", topology)
+    assert fast["step_time_s"] < 0.9 * base["step_time_s"]
+    assert fast["exposed_comm_time_s"] < base["exposed_comm_time_s"]
+
+
+def test_trace(mlp_1d_text):
+    report = overlap.trace(mlp_1d_text)
+    assert report["step_time_s"] > 0
+    cats = {e.get("cat") for e in report["trace"]["traceEvents"]}
+    assert {"compute", "wait"} <= cats
