@@ -190,6 +190,40 @@ func.func @permutes(%w: {t(f, hn)}) -> {t(1, hn)} {{
 """
 
 
+def gen_async_permutes(b, f, hn, c, k):
+    """Calibration: k asynchronous ring permutes of one weight shard in a
+    row, each overlapped with an independent einsum [b, f] x [f, c]
+    (accumulated), straight-line code (no loop, so no loop-carried buffer
+    copies). Run with link emulation, where the transfers are the critical
+    path, it gives the per-transfer overhead a device sees while devices
+    compute: the runtime's copy plus the scheduling delays of N device
+    threads time-sliced on fewer cores."""
+    pairs = ", ".join("%d -> %d" % (i, (i - 1) % N) for i in range(N))
+    lines = []
+    cur = "%w"
+    for i in range(k):
+        acc = f" acc %y{i - 1}" if i else ""
+        lines += [
+            f"  %buf{i} = bufferization.alloc_tensor() : {t(f, hn)}",
+            f"  %pend{i}, %tok{i} = ovl.collective_permute_start {cur} into "
+            f"%buf{i} on @ring axes [0] pairs [{pairs}] : {t(f, hn)}",
+            f'  %y{i} = ovl.einsum "bf,fc->bc" %x, %wc{acc} : {t(b, f)}, '
+            f"{t(f, c)} -> {t(b, c)}",
+            f"  %r{i} = ovl.collective_permute_done %tok{i} keep({cur}) into "
+            f"%pend{i} : {t(f, hn)}",
+        ]
+        cur = f"%r{i}"
+    body = "\n".join(lines)
+    return f"""shard.grid @ring(shape = {N})
+
+func.func @async(%x: {t(b, f)}, %wc: {t(f, c)}, %w: {t(f, hn)}) -> ({t(b, c)}, {t(1, hn)}) {{
+{body}
+  %row = tensor.extract_slice {cur}[0, 0] [1, {hn}] [1, 1] : {t(f, hn)} to {t(1, hn)}
+  return %y{k - 1}, %row : {t(b, c)}, {t(1, hn)}
+}}
+"""
+
+
 # ---------------------------------------------------------------------------
 # Load-aware timing
 # ---------------------------------------------------------------------------
@@ -509,6 +543,33 @@ def calibrate(args, timer, paths):
           % (1e3 * t_mem, mem_bytes / 1e6, hbm / 1e9))
     print("   blocking permute of a %.1f MB shard: %.2f ms each"
           % (4 * f * hn / 1e6, 1e3 * launch), flush=True)
+
+    # The per-transfer overhead under load: async permutes overlapped with
+    # an einsum sized to half the wire time at the primary bandwidth.
+    shard = 4 * f * hn
+    wire = shard / (args.primary * 1e9)
+    c = max(64, int(round(0.5 * wire * peak / (2 * b * f) / 64)) * 64)
+    k = 6
+    path = os.path.join(os.path.dirname(paths["baseline"]), "cal_async_permutes.mlir")
+    write(path, gen_async_permutes(b, f, hn, c, k))
+    paths["cal_async_permutes"] = path
+    link = link_flags(args.primary, args.latency_us)
+    runs["cal_async_permutes"] = [
+        timer.overlap_run(path, link, args.repeat)
+        for _ in range(args.calibration_rounds)]
+    t_async = estimate(runs["cal_async_permutes"], args.estimator)
+    loaded = max(0.0, t_async / k - args.latency_us * 1e-6 - wire)
+    cal.update({
+        "async_permutes_step_s": t_async, "async_permutes_k": k,
+        "async_permutes_einsum_cols": c,
+        "async_permutes_einsum_s": 2 * b * f * c / peak,
+        "async_permutes_wire_s": wire,
+        "loaded_launch_overhead_s": loaded,
+    })
+    print("   %d async permutes at %g GB/s, each beside a %.1f ms einsum: "
+          "%.1f ms -> %.2f ms per transfer beyond latency + %.2f ms wire"
+          % (k, args.primary, 1e3 * cal["async_permutes_einsum_s"],
+             1e3 * t_async, 1e3 * loaded, 1e3 * wire), flush=True)
     return cal
 
 
@@ -518,15 +579,20 @@ def link_flags(bw, latency_us):
     return ["--link-bandwidth", "%g" % bw, "--link-latency", "%g" % latency_us]
 
 
-def hardware_json(cal, bandwidth_gbps, latency_us):
+def hardware_json(cal, bandwidth_gbps, latency_us, overhead="loaded"):
+    """overhead: 'loaded' (collectiveLaunchOverhead from the async permutes
+    beside compute) or 'lockstep' (from blocking permutes, no compute)."""
     peak = cal["peak_flops"]
+    launch = cal["loaded_launch_overhead_s" if overhead == "loaded"
+                 else "launch_overhead_s"]
     if bandwidth_gbps == float("inf"):
         # No link emulation: transfers cost only the runtime's CPU work
         # (collectiveLaunchOverhead); JSON has no infinity.
         bandwidth_gbps, latency_us = 1e9, 0.0
     return {
-        "name": "cpu-%d-threads-%gGBps-%gus" % (N, bandwidth_gbps, latency_us)
-        if bandwidth_gbps < 1e9 else "cpu-%d-threads-no-link" % N,
+        "name": ("cpu-%d-threads-%gGBps-%gus" % (N, bandwidth_gbps, latency_us)
+                 if bandwidth_gbps < 1e9 else "cpu-%d-threads-no-link" % N)
+        + ("" if overhead == "loaded" else "-lockstep"),
         # Only f32 is measured; the program has no other element type.
         "peakFlops": {"f32": peak, "bf16": peak, "f16": peak, "i8": peak},
         "hbmBandwidth": cal["hbm_bandwidth"],
@@ -536,7 +602,7 @@ def hardware_json(cal, bandwidth_gbps, latency_us):
         # The threads transport has no limit on permutes in flight; the
         # programs never have more than one.
         "dmaSlots": 1024,
-        "collectiveLaunchOverhead": cal["launch_overhead_s"],
+        "collectiveLaunchOverhead": launch,
         "interconnect": "torus",
         "torusRank": 1,
         "wrapAroundUnit": 0,
@@ -587,6 +653,9 @@ def main():
     cpu_json = os.path.join(args.results, "cpu.json")
     write(cpu_json, json.dumps(hardware_json(cal, args.primary, args.latency_us),
                                indent=2) + "\n")
+    write(os.path.join(args.results, "cpu-lockstep.json"),
+          json.dumps(hardware_json(cal, args.primary, args.latency_us,
+                                   "lockstep"), indent=2) + "\n")
     # The other engineer's pipeline, if this build has it: decomposition
     # gated by the cost model and scheduling, both on this CPU's description.
     if "--ovl-overlap-pipeline" in run([args.opt, "--help"]).stdout:
@@ -621,11 +690,14 @@ def main():
 
     # Hardware descriptions and predictions.
     sims = {}
+    sims_lockstep = {}
     for bw in args.bandwidths:
-        hw = hardware_json(cal, bw, args.latency_us)
-        hwpath = os.path.join(hwdir, "cpu-%gGBps.json" % bw)
-        write(hwpath, json.dumps(hw, indent=2) + "\n")
-        sims[bw] = {n: simulate(args, paths[n], hwpath) for n in names}
+        for kind, store in (("loaded", sims), ("lockstep", sims_lockstep)):
+            hw = hardware_json(cal, bw, args.latency_us, kind)
+            hwpath = os.path.join(hwdir, "cpu-%gGBps%s.json"
+                                  % (bw, "" if kind == "loaded" else "-lockstep"))
+            write(hwpath, json.dumps(hw, indent=2) + "\n")
+            store[bw] = {n: simulate(args, paths[n], hwpath) for n in names}
 
     # Measurements: interleaved rounds.
     print("== measuring: %d rounds x %d steps, bandwidths %s GB/s"
@@ -649,10 +721,12 @@ def main():
         base_m = estimate(meas[bw]["baseline"], args.estimator)
         base_med = median_of(meas[bw]["baseline"])
         base_p = sims[bw]["baseline"]["step_time_s"]
+        base_l = sims_lockstep[bw]["baseline"]["step_time_s"]
         for n in names:
             m = estimate(meas[bw][n], args.estimator)
             med = median_of(meas[bw][n])
             p = sims[bw][n]["step_time_s"]
+            pl = sims_lockstep[bw][n]["step_time_s"]
             loads = [x["foreign_load"] for x in meas[bw][n]]
             disturbed = sum(1 for x in meas[bw][n] if x["disturbed"])
             row = {
@@ -661,6 +735,7 @@ def main():
                 "measured_runs_s": [x["step_seconds_median"] for x in meas[bw][n]],
                 "measured_min_s": min(x["step_seconds_min"] for x in meas[bw][n]),
                 "step_error": p / m - 1,
+                "predicted_lockstep_s": pl,
                 "max_foreign_load": max(loads),
                 "disturbed_runs": disturbed,
                 "max_host_slowdown": max(x["host_slowdown"] for x in meas[bw][n]),
@@ -672,6 +747,7 @@ def main():
                 row["measured_speedup_median"] = base_med / med
                 row["predicted_speedup"] = base_p / p
                 row["speedup_error"] = row["predicted_speedup"] / row["measured_speedup"] - 1
+                row["predicted_speedup_lockstep"] = base_l / pl
                 paired = [bm["step_seconds_median"] / vm["step_seconds_median"]
                           for bm, vm in zip(meas[bw]["baseline"], meas[bw][n])]
                 row["measured_speedup_paired"] = statistics.median(paired)
@@ -680,7 +756,8 @@ def main():
     head = ["link GB/s", "variant", "measured ms (%s)" % args.estimator,
             "runs ms", "predicted ms", "step pred/meas",
             "measured speedup", "predicted speedup", "speedup pred/meas",
-            "within 10%", "disturbed runs"]
+            "within 10%", "lockstep-overhead prediction: ms, speedup",
+            "disturbed runs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         sp = row.get("measured_speedup")
@@ -695,6 +772,8 @@ def main():
             "%.2fx" % row["predicted_speedup"] if sp else "",
             "%.2f" % (1 + row["speedup_error"]) if sp else "",
             ("yes" if abs(row["speedup_error"]) <= TARGET else "NO") if sp else "",
+            fmt_ms(row["predicted_lockstep_s"]) +
+            (", %.2fx" % row["predicted_speedup_lockstep"] if sp else ""),
             "%d of %d" % (row["disturbed_runs"], len(row["measured_runs_s"])),
         ]) + " |")
     table = "\n".join(lines) + "\n"
@@ -744,6 +823,7 @@ def main():
         "copies_after_bufferization": {n: {"count": c[0], "bytes": c[1]}
                                        for n, c in copies.items()},
         "rows": rows, "simulated": {str(bw): s for bw, s in sims.items()},
+        "simulated_lockstep": {str(bw): s for bw, s in sims_lockstep.items()},
         "measured": {str(bw): m for bw, m in meas.items()},
         "within_target": verdict, "elapsed_s": elapsed,
         "speed_probes_s": probes,
