@@ -2,35 +2,45 @@
 """Closing the loop: the simulator's prediction against the CPU runtime.
 
 Runs the figure-2 MLP (examples/mlp_1d.mlir, scaled up) on the CPU runtime
-(`overlap-run`, threads transport, 4 device threads on this machine's cores)
-with emulated links, baseline (blocking all_gathers) and overlapped
-(`ovl-decompose-collective-einsum{gate=always}` + `ovl-async-collectives`),
-and compares the measured speedup and step times with what `overlap-sim`
-predicts on a hardware description of this CPU that the script derives:
+(`overlap-run`, threads transport: N = 4 device threads on this machine's 2
+cores) with emulated links, baseline (blocking all_gathers) and overlapped
+(`ovl-decompose-collective-einsum{gate=always}` + `ovl-async-collectives`;
+also `unroll=2` and `--ovl-overlap-pipeline` when available), and compares
+the measured step times and speedups with what `overlap-sim` predicts on a
+hardware description of this CPU that the script derives:
 
-  1. calibration, without link emulation, all 4 devices at once (the device
-     threads share the cores, so a device's rate is its share):
-       - f32 einsum throughput of the MLP's own einsums -> peakFlops
-       - memory bandwidth of an elementwise op          -> hbmBandwidth
-       - CPU cost of one blocking permute of a shard    -> collectiveLaunchOverhead
-     and the emulated link -> linkBandwidth, hopLatency (1-D torus, see
-     README.md);
-  2. for each link bandwidth, interleaved rounds of every variant through
-     `overlap-run --link-bandwidth X --link-latency Y --repeat R --json`
-     (median step time; the median over rounds), and `overlap-sim
-     --hardware cpu.json --topology 4 --unidirectional-collectives --json`;
-  3. a table, |predicted/measured - 1| <= 10% per variant, and
-     results/{results.json,table.md,cpu.json,...}.
+  1. calibration with all N devices running at once (they share the cores,
+     so a device's rate is its share), the fastest of 3 runs' median step:
+       - the MLP's two einsums on full weights        -> peakFlops
+       - chained elementwise adds                      -> hbmBandwidth
+       - async ring permutes beside an einsum as long
+         as the wire time, with link emulation         -> collectiveLaunchOverhead
+         (also: blocking permutes without a link, the 'lockstep' overhead,
+         in cpu-lockstep.json and the table's last column)
+     and the emulated link -> linkBandwidth, hopLatency on a 1-D torus
+     (`--topology N --unidirectional-collectives`; see README.md);
+  2. for each link bandwidth (and 'inf': no link emulation), interleaved
+     rounds of every variant through `overlap-run P --link-bandwidth X
+     --link-latency Y --repeat R --json`, and `overlap-sim P --hardware
+     results/hardware/cpu-<X>GBps.json --json`;
+  3. a table, |predicted/measured speedup - 1| <= 10% per variant, and
+     results/{results.json,table.md,cpu.json,cpu-vs-sim.png,...}.
 
-Other processes on the machine distort the timings: every run records the
-CPU time other processes used meanwhile (from /proc/stat minus our own
-children's rusage); a run during which they used more than --max-load cores
-is retried after the machine has gone quiet (a bounded number of times), and
-runs kept despite load are flagged in the table.
+overlap-run runs with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (4 KiB page
+faults cost ~15-20 us each on this VM; --default-malloc turns it off).
 
-Usage: run.py [--bandwidths 0.25,0.5,1] [--primary 0.5] [--latency-us 50]
-              [--rounds 3] [--repeat 12] [--quick] [--no-extra-variants]
-Runs with Debian's /usr/bin/python3 (NumPy and matplotlib for the plot).
+Other processes and the VM's host distort the timings: every run records
+the CPU time other processes used meanwhile (/proc/stat minus our own
+children's rusage) and a single-thread speed probe before and after; a run
+during which others used more than --max-load cores or the probe was more
+than --max-slowdown times its best is retried after the machine has gone
+quiet (bounded by --tries, --max-wait and --budget); runs kept despite that
+are counted in the table's "disturbed runs" column.
+
+Usage: run.py [--devices 4] [--bandwidths 0.25,0.5,1,inf] [--primary 0.5]
+              [--latency-us 50] [--rounds 3] [--repeat 10] [--quick]
+              [--estimator best|median] [--default-malloc] [--results DIR]
+Runs with Debian's /usr/bin/python3 (matplotlib for the plot).
 Environment: OVERLAP_BIN (default: build/bin of this repository).
 """
 
@@ -384,6 +394,11 @@ def parse_args():
     p.add_argument("--estimator", choices=("best", "median"), default="best",
                    help="step time from the runs: the fastest run's median "
                    "step (default) or the median over runs")
+    p.add_argument("--async-ratios", default="0.5,1",
+                   help="einsum/wire time ratios of the async-permute "
+                   "calibration (comma separated)")
+    p.add_argument("--async-ratio", type=float, default=1.0,
+                   help="the ratio whose overhead goes into cpu.json")
     p.add_argument("--max-slowdown", type=float, default=1.25,
                    help="a single-thread probe this much slower than the best "
                    "seen marks contention from outside the VM")
@@ -412,6 +427,9 @@ def parse_args():
         if not os.access(tool, os.X_OK):
             sys.exit("run.py: %s not found (build it or set OVERLAP_BIN)" % tool)
     args.bandwidths = [float(x) for x in args.bandwidths.split(",")]
+    args.async_ratios = [float(x) for x in args.async_ratios.split(",")]
+    if args.async_ratio not in args.async_ratios:
+        args.async_ratios.append(args.async_ratio)
     if args.quick:
         args.bandwidths = [args.primary]
         args.rounds = 2
@@ -544,32 +562,35 @@ def calibrate(args, timer, paths):
     print("   blocking permute of a %.1f MB shard: %.2f ms each"
           % (4 * f * hn / 1e6, 1e3 * launch), flush=True)
 
-    # The per-transfer overhead under load: async permutes overlapped with
-    # an einsum sized to half the wire time at the primary bandwidth.
+    # The per-transfer overhead under load: async permutes, each beside an
+    # einsum of `ratio` times the wire time at the primary bandwidth (the
+    # transfers stay the critical path as long as ratio <= 1).
     shard = 4 * f * hn
     wire = shard / (args.primary * 1e9)
-    c = max(64, int(round(0.5 * wire * peak / (2 * b * f) / 64)) * 64)
     k = 6
-    path = os.path.join(os.path.dirname(paths["baseline"]), "cal_async_permutes.mlir")
-    write(path, gen_async_permutes(b, f, hn, c, k))
-    paths["cal_async_permutes"] = path
     link = link_flags(args.primary, args.latency_us)
-    runs["cal_async_permutes"] = [
-        timer.overlap_run(path, link, args.repeat)
-        for _ in range(args.calibration_rounds)]
-    t_async = estimate(runs["cal_async_permutes"], args.estimator)
-    loaded = max(0.0, t_async / k - args.latency_us * 1e-6 - wire)
-    cal.update({
-        "async_permutes_step_s": t_async, "async_permutes_k": k,
-        "async_permutes_einsum_cols": c,
-        "async_permutes_einsum_s": 2 * b * f * c / peak,
-        "async_permutes_wire_s": wire,
-        "loaded_launch_overhead_s": loaded,
-    })
-    print("   %d async permutes at %g GB/s, each beside a %.1f ms einsum: "
-          "%.1f ms -> %.2f ms per transfer beyond latency + %.2f ms wire"
-          % (k, args.primary, 1e3 * cal["async_permutes_einsum_s"],
-             1e3 * t_async, 1e3 * loaded, 1e3 * wire), flush=True)
+    loaded = {}
+    for ratio in args.async_ratios:
+        c = max(64, int(round(ratio * wire * peak / (2 * b * f) / 64)) * 64)
+        name = "cal_async_permutes_r%g" % ratio
+        path = os.path.join(os.path.dirname(paths["baseline"]), name + ".mlir")
+        write(path, gen_async_permutes(b, f, hn, c, k))
+        paths[name] = path
+        runs[name] = [timer.overlap_run(path, link, args.repeat)
+                      for _ in range(args.calibration_rounds)]
+        t_async = estimate(runs[name], args.estimator)
+        alpha = max(0.0, t_async / k - args.latency_us * 1e-6 - wire)
+        loaded[ratio] = {"step_s": t_async, "einsum_cols": c,
+                         "einsum_s": 2 * b * f * c / peak,
+                         "overhead_s": alpha}
+        print("   %d async permutes at %g GB/s, each beside a %.1f ms einsum "
+              "(%.2f x wire): %.1f ms -> %.2f ms per transfer beyond latency "
+              "+ %.2f ms wire" % (k, args.primary, 1e3 * loaded[ratio]["einsum_s"],
+                                  ratio, 1e3 * t_async, 1e3 * alpha, 1e3 * wire),
+              flush=True)
+    cal["async_permutes"] = {"k": k, "wire_s": wire,
+                             "by_ratio": {str(r): v for r, v in loaded.items()}}
+    cal["loaded_launch_overhead_s"] = loaded[args.async_ratio]["overhead_s"]
     return cal
 
 
