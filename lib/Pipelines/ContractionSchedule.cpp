@@ -14,6 +14,8 @@
 
 #include "OverlapDialect/Pipelines/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -60,6 +62,60 @@ static void splitSharedEmptyTensors(Operation *root) {
   }
 }
 
+/// Whether `value` depends on the induction variable of an scf.for that
+/// encloses `user` (through index arithmetic and views; results of ops with
+/// regions are not followed inside).
+static bool movesWithEnclosingLoop(Value value, Operation *user) {
+  SmallVector<Value> worklist{value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    if (!seen.insert(current).second)
+      continue;
+    if (auto argument = dyn_cast<BlockArgument>(current)) {
+      auto loop = dyn_cast<scf::ForOp>(argument.getOwner()->getParentOp());
+      if (loop && loop.getInductionVar() == argument &&
+          loop->isProperAncestor(user))
+        return true;
+      continue;
+    }
+    Operation *producer = current.getDefiningOp();
+    if (producer->getNumRegions() == 0)
+      llvm::append_range(worklist, producer->getOperands());
+  }
+  return false;
+}
+
+/// Copies every contraction input that is a slice moving with a loop of the
+/// program (a ReduceScatter ring loop's slice of the weights, one shard per
+/// round) into a tensor of its own inside the loop. @pack_and_vectorize
+/// hoists each packing copy by as many loops as it can, and MLIR 22's
+/// hoist_pad, taken above such a loop, builds a packing nest whose writes
+/// swap the loop's dimension with the block's: the program computes
+/// garbage. A tensor defined inside the loop cannot be hoisted above it.
+/// The slice is packed once per round either way; the copy adds one pass
+/// over it.
+static void isolateMovingSlices(Operation *root) {
+  root->walk([](linalg::LinalgOp op) {
+    if (!linalg::isaContractionOpInterface(op))
+      return;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto slice = input->get().getDefiningOp<tensor::ExtractSliceOp>();
+      if (!slice || !movesWithEnclosingLoop(slice.getResult(), op))
+        continue;
+      OpBuilder builder(op);
+      Location loc = slice.getLoc();
+      auto type = slice.getResultType();
+      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                            type.getElementType());
+      Value copy = linalg::CopyOp::create(builder, loc, slice.getResult(),
+                                          empty)
+                       .getResult(0);
+      input->set(copy);
+    }
+  });
+}
+
 namespace {
 struct ApplyContractionSchedulePass
     : public overlap::impl::OvlApplyContractionSchedulePassBase<
@@ -81,6 +137,7 @@ struct ApplyContractionSchedulePass
     ModuleOp library = schedule->get();
     Operation *entry = library.lookupSymbol(
         transform::TransformDialect::kTransformEntryPointSymbolName);
+    isolateMovingSlices(getOperation());
     if (failed(transform::applyTransformNamedSequence(
             getOperation(), entry, library, transform::TransformOptions())))
       return signalPassFailure();

@@ -358,7 +358,10 @@ module attributes {transform.with_named_sequence} {
   /// attempt that fails changes nothing, and once a pad is hoisted the
   /// operand no longer comes from a tensor.pad, which ends the attempts. A
   /// pad hoisted by no loop stays in place: a packed copy per micro-kernel,
-  /// correct but slower.
+  /// correct but slower. An operand that moves with a loop of the program
+  /// is copied inside that loop before this script runs
+  /// (isolateMovingSlices in ContractionSchedule.cpp), as hoisting its pad
+  /// above the loop miscompiles.
   transform.named_sequence @pack_and_vectorize(
       %mk: !transform.any_op {transform.consumed}) {
     // `nofold` on A and B: the pads must materialize even for full tiles,

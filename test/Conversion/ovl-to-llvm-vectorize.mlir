@@ -114,3 +114,33 @@ func.func @distinct_destinations(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>) -> (t
   %r1 = ovl.collective_permute_done %t1 keep(%y) into %p1 : tensor<4x4xf32>
   return %r0, %r1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// A contraction operand that moves with a loop of the program (an
+// Einsum-ReduceScatter ring loop's slice of the weights) is copied inside
+// the loop, so that its packing is not hoisted above it: MLIR 22's
+// hoist_pad miscompiles that (found by test/Decompose/matrix.test).
+// SCHED-LABEL: func.func @moving_slice(
+// SCHED: scf.for {{.*}} -> (tensor<3x2xf32>) {
+// SCHED: %[[SLICE:.+]] = tensor.extract_slice %{{.*}}[0, %{{.*}}] [5, 2] [1, 1] : tensor<5x8xf32> to tensor<5x2xf32>
+// SCHED: linalg.copy ins(%[[SLICE]] : tensor<5x2xf32>)
+// SCHED: scf.yield
+// SCHED-NOT: tensor<3x1x5x1x2xf32>
+// SCHED: return
+// VEC-LABEL: llvm.func @moving_slice(
+func.func @moving_slice(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>, %init: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %init) -> (tensor<3x2xf32>) {
+    %t = arith.addi %k, %c1 : index
+    %s = arith.remui %t, %c4 : index
+    %off = arith.muli %s, %c2 : index
+    %slice = tensor.extract_slice %w[0, %off] [5, 2] [1, 1] : tensor<5x8xf32> to tensor<5x2xf32>
+    %p = ovl.einsum "bf,fh->bh" %x, %slice : tensor<3x5xf32>, tensor<5x2xf32> -> tensor<3x2xf32>
+    %sum = arith.addf %p, %acc : tensor<3x2xf32>
+    scf.yield %sum : tensor<3x2xf32>
+  }
+  return %r : tensor<3x2xf32>
+}

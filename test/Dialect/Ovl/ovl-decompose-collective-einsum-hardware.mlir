@@ -9,7 +9,7 @@
 // the ring on TPU v4 can there. On the H100 NVLink switch every permute is
 // one hop at the full egress bandwidth. And the loop's structure changes it
 // too: with unroll=2 the ReduceScatter's two chains overlap each other's
-// einsums, which one chain cannot.
+// einsums, but travel two hops per permute.
 
 shard.grid @grid(shape = 4x16)
 
@@ -31,9 +31,12 @@ func.func @communication_bound_gather(%x: tensor<512x8192xbf16>, %w: tensor<8192
 /// 8 devices: a 2x2x2 torus slice on TPU v4, without wrap-around.
 shard.grid @ring(shape = 8)
 
-// V4:   remark: not decomposing reduce_scatter along axis 0 (N=8): comp 2.00 ms + comm 1.31 ms < max(loop comp 2.00 ms, ring 0 s) + epilogue 2.64 ms, gain -1.32 ms
-// SLOW: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 20.0 ms + comm 1.31 ms < max(loop comp 20.0 ms, ring 0 s) + epilogue 2.64 ms, gain -1.32 ms
-// H100: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 556 us + comm 283 us < max(loop comp 556 us, ring 0 s) + epilogue 313 us, gain -30.0 us
+/// One chain computes each round's einsum while the previous sum travels
+/// (the first einsum and the 7 additions are the price); on the slow chip
+/// the exposed first einsum costs more than the whole blocking collective.
+// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.29 ms, ring 2.64 ms) + epilogue 250 us, gain 424 us
+// SLOW: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 20.0 ms + comm 1.31 ms < max(loop comp 20.3 ms, ring 2.64 ms) + epilogue 2.50 ms, gain -1.48 ms
+// H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 556 us + comm 283 us >= max(loop comp 661 us, ring 313 us) + epilogue 69.5 us, gain 109 us
 // V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.00 ms, ring 2.25 ms) + epilogue 919 us, gain 138 us
 // SLOW-IR-LABEL: func.func @scatter
 // SLOW-IR: ovl.reduce_scatter

@@ -135,25 +135,30 @@ shard.grid @ring(shape = 4)
 
 /// Einsum-ReduceScatter: the partial sum travels left; in round r device id
 /// adds the einsum of shard id + r + 1 (its slice of the free operand), so
-/// that after the last round it holds shard id.
+/// that after the last round it holds shard id. Each round's einsum is
+/// computed before the sum it adds to arrives (it does not read it), so
+/// the transfer can overlap it.
 // CHECK-LABEL: func.func @reduce_scatter
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<3x5xf32>, %[[W:[a-z0-9]+]]: tensor<5x8xf32>)
 // CHECK: %[[ID:.+]] = ovl.partition_id on @ring axes [0] : index
-// CHECK: %[[ZERO:.+]] = linalg.fill
-// UNI: %[[LOOP:.+]] = scf.for %[[K:.+]] = {{.*}} iter_args(%[[SUM:.+]] = %[[ZERO]]) -> (tensor<3x2xf32>)
+// UNI-NOT: linalg.fill
+// UNI: %[[FIRST:.+]] = ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} : tensor<3x5xf32>, tensor<5x2xf32> -> tensor<3x2xf32>
+// UNI: %[[LOOP:.+]] = scf.for %[[K:.+]] = {{.*}} iter_args(%[[SUM:.+]] = %[[FIRST]]) -> (tensor<3x2xf32>)
+// UNI:   %[[MOVED:.+]] = ovl.collective_permute %[[SUM]] on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2]
 // UNI:   %[[T:.+]] = arith.addi %[[ID]], %[[K]] : index
 // UNI:   %[[T1:.+]] = arith.addi %[[T]], %{{.*}} : index
 // UNI:   %[[SLICE:.+]] = tensor.extract_slice %[[W]][0, %{{.*}}] [5, 2] [1, 1] : tensor<5x8xf32> to tensor<5x2xf32>
-// UNI:   %[[ADDED:.+]] = ovl.einsum "bf,fh->bh" %[[X]], %[[SLICE]] acc %[[SUM]] : tensor<3x5xf32>, tensor<5x2xf32> -> tensor<3x2xf32>
-// UNI:   %[[MOVED:.+]] = ovl.collective_permute %[[ADDED]] on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2]
-// UNI:   scf.yield %[[MOVED]]
-// UNI: %[[OWN:.+]] = arith.remui %[[ID]], %{{.*}} : index
-// UNI: ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} acc %[[LOOP]]
+// UNI:   %[[PART:.+]] = ovl.einsum "bf,fh->bh" %[[X]], %[[SLICE]] : tensor<3x5xf32>, tensor<5x2xf32> -> tensor<3x2xf32>
+// UNI:   %[[ADDED:.+]] = arith.addf %[[PART]], %[[MOVED]] : tensor<3x2xf32>
+// UNI:   scf.yield %[[ADDED]]
+// UNI-NOT: ovl.einsum
 // UNI-NOT: ovl.collective_permute
+// UNI: return %[[LOOP]]
 /// Unrolled: two interleaved chains hopping two devices, so that one
 /// chain's transfer can overlap the other's einsum; on 4 devices two rounds.
 /// The second chain ends one device short and takes a one-hop epilogue
 /// before the chains are added.
+// UNROLL: linalg.fill
 // UNROLL-NOT: scf.for
 // UNROLL: %[[A0:.+]] = ovl.einsum
 // UNROLL: %[[A1:.+]] = ovl.collective_permute %[[A0]] on @ring axes [0] pairs [0 -> 2, 1 -> 3, 2 -> 0, 3 -> 1]
@@ -164,10 +169,13 @@ shard.grid @ring(shape = 4)
 // UNROLL: %[[B3:.+]] = ovl.collective_permute %[[B2]] on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2]
 // UNROLL: arith.addf %[[A2]], %[[B3]]
 /// Bidirectional: chains travel both ways, computed as one einsum on
-/// concatenated slices; the owner adds its own shard last.
+/// concatenated slices once both have started (on 4 devices the downward
+/// chain starts a round later); the owner adds its own shard last.
+// BIDI: ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} : tensor<3x5xf32>, tensor<5x2xf32> -> tensor<3x2xf32>
+// BIDI: ovl.collective_permute %{{.*}} pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2]
 // BIDI: tensor.concat dim(1) {{.*}} -> tensor<5x4xf32>
-// BIDI: tensor.concat dim(1) {{.*}} -> tensor<3x4xf32>
-// BIDI: ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} acc %{{.*}} : tensor<3x5xf32>, tensor<5x4xf32> -> tensor<3x4xf32>
+// BIDI: ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} : tensor<3x5xf32>, tensor<5x4xf32> -> tensor<3x4xf32>
+// BIDI: arith.addf
 // BIDI-DAG: ovl.collective_permute %{{.*}} pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2]
 // BIDI-DAG: ovl.collective_permute %{{.*}} pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0]
 // BIDI: arith.addf

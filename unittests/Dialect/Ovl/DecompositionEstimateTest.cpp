@@ -141,10 +141,14 @@ TEST_F(DecompositionEstimateTest, ReduceScatterOnWrappingRing) {
   double c = comp(scatter, model) / 4;
   double add = model.costModel.einsumTime(4096.0 * 1024, 3 * kShardBytes,
                                           ElementKind::BF16);
-  // One chain: each einsum waits for the sum the previous permute brings.
+  // One chain, each round's einsum computed ahead and added to the sum the
+  // previous permute brought: three permutes overlap the next rounds'
+  // einsums; the first einsum computes alone; three additions join the
+  // loop's computation.
   DecompositionEstimate chain = estimate(scatter, model, 1, false);
-  EXPECT_DOUBLE_EQ(chain.ring, 0);
-  EXPECT_DOUBLE_EQ(chain.epilogue, 3 * p1);
+  EXPECT_DOUBLE_EQ(chain.ring, 3 * p1);
+  EXPECT_DOUBLE_EQ(chain.epilogue, c);
+  EXPECT_DOUBLE_EQ(chain.loopComp, 4 * c + 3 * add);
   // Two chains hopping two devices: two overlapped permutes whose two
   // transfers share every link they cross, the one-hop epilogue, the first
   // and the last einsum, the addition of the chains.
@@ -152,11 +156,14 @@ TEST_F(DecompositionEstimateTest, ReduceScatterOnWrappingRing) {
   EXPECT_DOUBLE_EQ(unrolled.ring,
                    2 * model.costModel.permuteTime(2 * kShardBytes, 2));
   EXPECT_DOUBLE_EQ(unrolled.epilogue, p1 + 2 * c + add);
-  // Both ways, one chain each way computed together: nothing overlaps; the
-  // owner's own shard and an addition follow the loop.
+  // Both ways on 4 devices: the upward chain's first hop overlaps the
+  // einsum of both chains' next shards; the last hop of both (opposite
+  // links, one permute's time), the first einsum, the chains' addition and
+  // the owner's own shard do not overlap.
   DecompositionEstimate bidi = estimate(scatter, model, 1, true);
-  EXPECT_DOUBLE_EQ(bidi.ring, 0);
-  EXPECT_DOUBLE_EQ(bidi.epilogue, p1 + p1 + add + c);
+  EXPECT_DOUBLE_EQ(bidi.ring, p1);
+  EXPECT_DOUBLE_EQ(bidi.epilogue, c + p1 + add + c);
+  EXPECT_DOUBLE_EQ(bidi.loopComp, 4 * c + add);
 }
 
 /// Without wrap-around the ring's closing edge walks back over the line,

@@ -42,10 +42,14 @@
 //   ring = (N-1) P(1), epilogue = c, the last round. Bidirectional, N > 2:
 //   ring = R P(+-1) + [N even] P(1); epilogue = 2c for odd N (the last
 //   round computes a shard from each side), c for even N.
-// - ReduceScatter, unroll 1: every einsum accumulates into the sum the
-//   previous permute brings (figure 7; the paper's section 5.4.1), so
-//   nothing overlaps: ring = 0, epilogue = (N-1) P(1). Bidirectional,
-//   N > 2: ring = 0, epilogue = R P(+-1) + [N even] P(1) + add + c.
+// - ReduceScatter, unroll 1: each round's einsum is computed ahead, while
+//   the previous round's sum travels, and added to it on arrival (figure
+//   7 with the accumulation unfused, so that section 5.4.1's dependence
+//   does not serialise the loop): ring = (N-1) P(1), epilogue = c (the
+//   first einsum), loop comp += (N-1) add. Bidirectional, N > 2: every
+//   step but the last overlaps the next round's einsum; the last (the
+//   final hop of both directions) is epilogue, with the first einsum, the
+//   chains' addition and the owner's own shard (c + add + c).
 // - ReduceScatter, unroll 2, N >= 4: one chain's permute overlaps the
 //   other chain's einsum (figure 8); even N: ring = (N-2) P(2), epilogue =
 //   P(1) + 2c + add (the first einsum, before any sum travels, and the
@@ -86,7 +90,8 @@ static DecompositionEstimate price(const RingLoopShape &shape,
                                    double comm, double addition) {
   DecompositionEstimate estimate;
   estimate.comp = comp;
-  estimate.loopComp = shard * static_cast<double>(groupSize);
+  estimate.loopComp = shard * static_cast<double>(groupSize) +
+                      static_cast<double>(shape.loopAdds) * addition;
   estimate.comm = comm;
   estimate.groupSize = groupSize;
   // Steps with the same shifts cost the same; route each kind once.

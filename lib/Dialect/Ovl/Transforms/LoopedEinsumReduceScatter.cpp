@@ -74,7 +74,8 @@ FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
 
 /// Partial sums for the shards of `targets` computed together: the einsum
 /// on the operands' slices of those shards (concatenated) accumulated into
-/// the chains' partial sums (concatenated), then split back.
+/// the chains' partial sums (concatenated), then split back. With no `sums`
+/// the einsum starts from zero (a fresh partial einsum per target).
 SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
                               const ScatterLayout &layout, unsigned scatterDim,
                               int64_t shardSize, ArrayRef<Value> targets,
@@ -93,13 +94,23 @@ SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
                                     offset, shardSize));
     inputs.push_back(concatAlong(builder, loc, slices, *layout.inputDims[i]));
   }
-  Value acc = concatAlong(builder, loc, sums, scatterDim);
+  Value acc;
+  Type type;
+  if (sums.empty()) {
+    auto full = cast<RankedTensorType>(einsum.getResult().getType());
+    SmallVector<int64_t> shape(full.getShape());
+    shape[scatterDim] = shardSize * static_cast<int64_t>(targets.size());
+    type = full.clone(shape);
+  } else {
+    acc = concatAlong(builder, loc, sums, scatterDim);
+    type = acc.getType();
+  }
   Value result = EinsumOp::create(builder, loc, einsum.getEquation(), inputs,
-                                  acc.getType(), acc);
-  if (sums.size() == 1)
+                                  type, acc);
+  if (targets.size() == 1)
     return {result};
   SmallVector<Value> split;
-  for (unsigned i = 0; i < sums.size(); ++i)
+  for (unsigned i = 0; i < targets.size(); ++i)
     split.push_back(extractAlong(builder, loc, result, scatterDim,
                                  builder.getIndexAttr(i * shardSize),
                                  shardSize));
@@ -168,6 +179,12 @@ ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
     ring.chains.push_back(
         makeChain(range.first, range.last, step, range.direction, maxRounds));
   ring.numRounds = maxRounds;
+  // One chain per direction: a round's einsum must not wait for the sum
+  // the previous transfer brings, or nothing overlaps (the paper's section
+  // 5.4.1). Computed ahead, it starts from zero and is added to the sum
+  // once that arrives. Unrolled, the interleaved chains hide each other's
+  // transfers and accumulate in place.
+  ring.computeAhead = step == 1;
   // Chains of the same phase travel both ways and are computed together;
   // chains of different phases are the interleaved ones.
   for (int64_t phase = 0; phase < step; ++phase) {
@@ -211,16 +228,50 @@ std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
 RingLoopShape
 mlir::ovl::getReduceScatterLoopShape(int64_t groupSize,
                                      const DecomposeOptions &options) {
-  // The events of emitRound in decomposeEinsumReduceScatter, round by
-  // round and group by group: the group's einsum accumulates into its
-  // chains' sums, whose permutes follow at once; after the loop the sums
-  // are added and, bidirectionally, the owner's own shard accumulated.
+  // The events decomposeEinsumReduceScatter emits, round by round and
+  // group by group: the group's einsum accumulates into its chains' sums,
+  // whose permutes follow at once (or, computing ahead, the permutes of a
+  // round and then the next round's einsums); after the loop the sums are
+  // added and, bidirectionally, the owner's own shard accumulated.
   ScatterPlan plan = buildPlan(groupSize, options);
   const RingPlan &ring = plan.ring;
   RingShapeBuilder shape;
   unsigned zeros = shape.input();
   SmallVector<unsigned> sums(ring.chains.size(), zeros);
-  for (int64_t round = 0; round < ring.numRounds; ++round) {
+  if (ring.computeAhead) {
+    // As emitComputeAhead: round 0's einsums, then per round the moves and
+    // the next round's fresh einsums, each added to its chain's sum.
+    auto computeRound = [&](int64_t round) {
+      for (ArrayRef<unsigned> group : ring.groups) {
+        SmallVector<unsigned> active;
+        for (unsigned c : group)
+          if (ring.chains[c].computesIn(round))
+            active.push_back(c);
+        if (active.empty())
+          continue;
+        SmallVector<unsigned> fresh = shape.compute({}, active.size());
+        for (auto [c, value] : llvm::zip(active, fresh))
+          sums[c] = ring.chains[c].firstRound == round
+                        ? value
+                        : shape.add({value}, {sums[c]}).front();
+      }
+    };
+    computeRound(0);
+    for (int64_t round = 0; round < ring.numRounds; ++round) {
+      SmallVector<std::pair<unsigned, int64_t>> moves;
+      SmallVector<unsigned> moved;
+      for (auto [c, chain] : llvm::enumerate(ring.chains))
+        if (int64_t shift = chain.moveAfter(round)) {
+          moves.push_back({sums[c], shift});
+          moved.push_back(c);
+        }
+      for (auto [c, value] : llvm::zip(moved, shape.step(moves)))
+        sums[c] = value;
+      computeRound(round + 1);
+    }
+  }
+  for (int64_t round = 0; round < ring.numRounds && !ring.computeAhead;
+       ++round) {
     for (ArrayRef<unsigned> group : ring.groups) {
       SmallVector<unsigned> active, values;
       for (unsigned c : group)
@@ -276,41 +327,81 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
 
   Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         resultType.getElementType());
-  Value zero = arith::ConstantOp::create(
-      rewriter, loc, resultType.getElementType(),
-      rewriter.getZeroAttr(resultType.getElementType()));
-  Value zeros = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  SmallVector<Value> state(plan.ring.chains.size(), zeros);
+  // Computing ahead, a chain's state is written by its first einsum before
+  // it is read: until then it holds `empty`.
+  Value initial = empty;
+  if (!plan.ring.computeAhead) {
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc, resultType.getElementType(),
+        rewriter.getZeroAttr(resultType.getElementType()));
+    initial = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  }
+  SmallVector<Value> state(plan.ring.chains.size(), initial);
 
+  // The einsums of `group` in round `rep`, whose index value is `round` +
+  // `ahead`: accumulated into the chains' sums or, computing ahead, fresh
+  // and added to them. Returns the chains that computed.
+  auto emitGroup = [&](OpBuilder &builder, ArrayRef<unsigned> group,
+                       Value round, int64_t rep, int64_t ahead,
+                       SmallVectorImpl<Value> &sums) {
+    SmallVector<unsigned> active;
+    SmallVector<Value> targets, current;
+    for (unsigned c : group) {
+      const RingChain &chain = plan.ring.chains[c];
+      if (!chain.computesIn(rep))
+        continue;
+      active.push_back(c);
+      targets.push_back(ring.shardOffset(builder,
+                                         chain.base + chain.perRound * ahead,
+                                         chain.perRound, round, shardSize));
+      current.push_back(sums[c]);
+    }
+    if (active.empty())
+      return active;
+    if (!plan.ring.computeAhead) {
+      for (auto [c, sum] :
+           llvm::zip(active, accumulate(builder, loc, layout, scatterDim,
+                                        shardSize, targets, current)))
+        sums[c] = sum;
+      return active;
+    }
+    for (auto [c, partial] :
+         llvm::zip(active, accumulate(builder, loc, layout, scatterDim,
+                                      shardSize, targets, {})))
+      sums[c] = plan.ring.chains[c].firstRound == rep
+                    ? partial
+                    : addTensors(builder, loc, partial, sums[c]);
+    return active;
+  };
   auto emitRound = [&](OpBuilder &builder, Value round, int64_t rep,
                        ValueRange current) {
     SmallVector<Value> next(current.begin(), current.end());
-    for (ArrayRef<unsigned> group : plan.ring.groups) {
-      SmallVector<unsigned> active;
-      SmallVector<Value> targets, sums;
-      for (unsigned c : group) {
-        const RingChain &chain = plan.ring.chains[c];
-        if (!chain.computesIn(rep))
-          continue;
-        active.push_back(c);
-        targets.push_back(ring.shardOffset(builder, chain.base, chain.perRound,
-                                           round, shardSize));
-        sums.push_back(next[c]);
-      }
-      if (active.empty())
-        continue;
-      SmallVector<Value> updated = accumulate(builder, loc, layout, scatterDim,
-                                              shardSize, targets, sums);
-      // Each chain moves on right after its own computation.
-      for (auto [c, sum] : llvm::zip(active, updated)) {
-        int64_t shift = plan.ring.chains[c].moveAfter(rep);
-        next[c] = shift ? ring.permute(builder, sum, shift) : sum;
-      }
+    if (plan.ring.computeAhead) {
+      for (auto [c, chain] : llvm::enumerate(plan.ring.chains))
+        if (int64_t shift = chain.moveAfter(rep))
+          next[c] = ring.permute(builder, next[c], shift);
+      for (ArrayRef<unsigned> group : plan.ring.groups)
+        emitGroup(builder, group, round, rep + 1, 1, next);
+      return next;
     }
+    // Each chain moves on right after its own computation.
+    for (ArrayRef<unsigned> group : plan.ring.groups)
+      for (unsigned c : emitGroup(builder, group, round, rep, 0, next))
+        if (int64_t shift = plan.ring.chains[c].moveAfter(rep))
+          next[c] = ring.permute(builder, next[c], shift);
     return next;
   };
+  if (plan.ring.computeAhead) {
+    Value first = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    for (ArrayRef<unsigned> group : plan.ring.groups)
+      emitGroup(rewriter, group, first, 0, 0, state);
+    if (first.use_empty())
+      rewriter.eraseOp(first.getDefiningOp());
+  }
   SmallVector<Value> sums = emitRingRounds(rewriter, loc, plan.ring,
                                            options.unroll, state, emitRound);
+  if (empty.use_empty())
+    rewriter.eraseOp(empty.getDefiningOp());
 
   Value total = sums.front();
   for (Value sum : ArrayRef(sums).drop_front())

@@ -70,12 +70,19 @@ Value RingBuilder::permute(OpBuilder &builder, Value value,
 }
 
 /// What a round does, for finding rounds of the same structure: per chain,
-/// whether it computes and how far it moves.
+/// whether it computes and how far it moves (computing ahead: how far it
+/// moves, whether it computes in the next round and whether it starts
+/// there).
 static SmallVector<int64_t> roundSignature(const RingPlan &plan,
                                            int64_t round) {
   SmallVector<int64_t> signature;
   for (const RingChain &chain : plan.chains) {
-    signature.push_back(chain.computesIn(round));
+    if (plan.computeAhead) {
+      signature.push_back(chain.computesIn(round + 1));
+      signature.push_back(chain.firstRound == round + 1);
+    } else {
+      signature.push_back(chain.computesIn(round));
+    }
     signature.push_back(chain.moveAfter(round));
   }
   return signature;
@@ -220,8 +227,27 @@ SmallVector<unsigned> RingShapeBuilder::compute(ArrayRef<unsigned> values,
     updated.push_back(numValues++);
     event.writes.push_back(updated.back());
   }
+  if (values.empty())
+    for (int64_t i = 0; i < shards; ++i) {
+      updated.push_back(numValues++);
+      event.writes.push_back(updated.back());
+    }
   events.push_back(std::move(event));
   return updated;
+}
+
+SmallVector<unsigned> RingShapeBuilder::add(ArrayRef<unsigned> lhs,
+                                            ArrayRef<unsigned> rhs) {
+  Event event{Event::Add, {}, {}, {}, 0};
+  SmallVector<unsigned> sums;
+  for (auto [a, b] : llvm::zip_equal(lhs, rhs)) {
+    event.reads.append({a, b});
+    sums.push_back(numValues++);
+    event.writes.push_back(sums.back());
+  }
+  if (!sums.empty())
+    events.push_back(std::move(event));
+  return sums;
 }
 
 void RingShapeBuilder::use(ArrayRef<unsigned> values) {
@@ -231,6 +257,9 @@ void RingShapeBuilder::use(ArrayRef<unsigned> values) {
 
 RingLoopShape RingShapeBuilder::finish() const {
   RingLoopShape shape;
+  for (const Event &event : events)
+    if (event.kind == Event::Add)
+      shape.loopAdds += static_cast<int64_t>(event.writes.size());
   // Per step: where it is issued and where what it delivers is first read.
   SmallVector<std::pair<size_t, size_t>> spans;
   for (size_t index = 0; index < events.size(); ++index) {

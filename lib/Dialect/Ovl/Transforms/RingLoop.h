@@ -58,6 +58,12 @@ struct RingPlan {
   /// concatenated operands (the bidirectional directions).
   SmallVector<SmallVector<unsigned>> groups;
   int64_t numRounds = 0;
+  /// The emitter of round r moves the chains after round r and then
+  /// computes round r + 1 (round 0 is computed before the rounds), so that
+  /// a round's einsum runs while the previous round's transfer is in
+  /// flight even when it adds into what that transfer brings. Rounds are
+  /// alike when they move alike and the next rounds compute alike.
+  bool computeAhead = false;
 };
 
 /// What a decomposed loop does, reduced to what the cost-model gate prices
@@ -80,6 +86,9 @@ struct RingLoopShape {
   /// before the first overlapped step is issued and from the first use of
   /// the last one's data on (0 when no step overlaps: then nothing does).
   int64_t exposedShards = 0;
+  /// Additions of two shards inside the loop (a ReduceScatter's partial
+  /// einsum added to the sum a transfer brought), on the compute stream.
+  int64_t loopAdds = 0;
   /// After the loop: additions of two result shards (the ReduceScatter
   /// chains' sums), and shards of the einsum computed alone (the owner's
   /// own contribution of a bidirectional ReduceScatter).
@@ -98,8 +107,12 @@ public:
   /// `moves[i].second` positions; returns the delivered values.
   SmallVector<unsigned> step(ArrayRef<std::pair<unsigned, int64_t>> moves);
   /// An einsum on `shards` shards that reads `values`; returns one new value
-  /// per read value (the updated accumulators).
+  /// per read value (the updated accumulators), or with no `values` one new
+  /// value per shard (fresh partial einsums).
   SmallVector<unsigned> compute(ArrayRef<unsigned> values, int64_t shards);
+  /// Element-wise additions `lhs[i] + rhs[i]`; returns the sums. Counted in
+  /// `loopAdds`; they do not hide transfers.
+  SmallVector<unsigned> add(ArrayRef<unsigned> lhs, ArrayRef<unsigned> rhs);
   /// Work after the loop that reads `values` (the chains' additions).
   void use(ArrayRef<unsigned> values);
 
@@ -108,7 +121,7 @@ public:
 
 private:
   struct Event {
-    enum Kind { Step, Compute, Use } kind;
+    enum Kind { Step, Compute, Add, Use } kind;
     SmallVector<unsigned, 2> reads;
     SmallVector<unsigned, 2> writes;
     SmallVector<int64_t, 2> shifts;
