@@ -12,6 +12,11 @@
 
 // JSON: "devices": 2,
 // JSON: "entry": "main",
+// JSON: "step_seconds": [
+// JSON-NEXT: {{^ +[0-9.e+-]+,$}}
+// JSON-NEXT: {{^ +[0-9.e+-]+,$}}
+// JSON-NEXT: {{^ +[0-9.e+-]+$}}
+// JSON-NEXT: ],
 // JSON: "steps": 3,
 // JSON: "transport": "threads"
 

@@ -258,6 +258,7 @@ static int report(const Program &program, const LaunchResult &run,
         {"steps", static_cast<int64_t>(run.stepSeconds.size())},
         {"step_seconds_median", median},
         {"step_seconds_min", fastest},
+        {"step_seconds", json::Array(run.stepSeconds)},
     };
     if (comparison) {
       json::Object compared{{"reference", referenceFile},
