@@ -31,8 +31,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import gen  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap.models import gpt as gen  # noqa: E402
 
 VARIANTS = {
     "decomposed": "",

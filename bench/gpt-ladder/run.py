@@ -46,8 +46,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 GEN = os.path.join(HERE, "gen.py")
-sys.path.insert(0, HERE)
-import gen  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap.models import gpt as gen  # noqa: E402
 
 VARIANTS = [
     ("baseline", None),

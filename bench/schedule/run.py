@@ -4,8 +4,9 @@ distance from the lower bound.
 
 Programs: the figure 2 MLP (1-D strategy) and the figure 3 MLP (2-D
 strategy) at sizes where compute exceeds the decomposed loops'
-communication (mlp.py), and transformer layers of the GPT ladder
-(bench/gpt-ladder/gen.py, bf16 partial sums). Each runs through
+communication (overlap.models.mlp, python/overlap/models/mlp.py), and
+transformer layers of the GPT ladder (overlap.models.gpt, bf16 partial
+sums). Each runs through
 
   baseline      the program as written (blocking collectives)
   async-only    ovl-decompose-collective-einsum + ovl-async-collectives,
@@ -34,17 +35,17 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-GEN = os.path.join(ROOT, "bench", "gpt-ladder", "gen.py")
-MLP = os.path.join(HERE, "mlp.py")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap.models import gpt, mlp  # noqa: E402
 
-# name: (generator arguments, topology)
+# name: (generator module, its command-line arguments, topology)
 PROGRAMS = {
-    "fig2": ([MLP, "1d", "--devices", "8", "--batch", "65536", "--model",
-              "8192", "--hidden", "32768"], "2x2x2"),
-    "fig3": ([MLP, "2d", "--mesh", "4x16", "--batch", "131072", "--model",
-              "8192", "--hidden", "32768"], "4x4x4"),
-    "gpt-32B": ([GEN, "--config", "32B", "--partials", "bf16"], "4x4x4"),
-    "gpt-512B": ([GEN, "--config", "512B", "--partials", "bf16"], "8x8x16"),
+    "fig2": (mlp, ["1d", "--devices", "8", "--batch", "65536", "--model",
+                   "8192", "--hidden", "32768"], "2x2x2"),
+    "fig3": (mlp, ["2d", "--mesh", "4x16", "--batch", "131072", "--model",
+                   "8192", "--hidden", "32768"], "4x4x4"),
+    "gpt-32B": (gpt, ["--config", "32B", "--partials", "bf16"], "4x4x4"),
+    "gpt-512B": (gpt, ["--config", "512B", "--partials", "bf16"], "8x8x16"),
 }
 PIPELINES = [(u, b, a) for a in ("bottom-up", "top-down")
              for u in (1, 2) for b in (False, True)]
@@ -158,9 +159,9 @@ def main():
     for name in names:
         if name not in PROGRAMS:
             sys.exit("run.py: unknown program %s" % name)
-        generator, topology = PROGRAMS[name]
+        generator, gen_args, topology = PROGRAMS[name]
         source = os.path.join(work, name + ".mlir")
-        run([sys.executable] + generator + ["--out", source])
+        generator.main(gen_args + ["--out", source])
         for variant in ["baseline", "async-only"] + PIPELINES:
             jobs.append((name, variant, source, topology, opt, sim, work))
     results = {n: {} for n in names}

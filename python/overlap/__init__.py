@@ -1,6 +1,8 @@
 """overlap from Python: ctypes over libOverlapCAPI.so (parse, pass
 pipelines, the simulator), the CPU runtime through the overlap-run tool,
-program builders and plots. See docs/Python.md.
+program builders (over the generators of overlap.models) and plots. See
+docs/Python.md. The library and numpy are loaded on first use: importing
+the package (or overlap.models) needs neither a build nor numpy.
 
     import overlap
     text = overlap.mlp_1d(devices=8, batch=65536, model=8192, hidden=32768)

@@ -1,39 +1,24 @@
 """Program builders: the per-device SPMD programs of the paper's MLPs and of
 GPT transformer layers, as MLIR text.
 
-The generators themselves stay where the benchmarks use them,
-bench/schedule/mlp.py (figures 2 and 3) and bench/gpt-ladder/gen.py (the GPT
-ladder); this module imports them by path, so there is one copy of each
-and the benchmarks keep working unchanged. It therefore needs the source
-tree (this package lives in its python/ directory).
+The generators are overlap.models.mlp (figures 2 and 3) and
+overlap.models.gpt (the GPT ladder); the benchmarks' bench/schedule/mlp.py
+and bench/gpt-ladder/gen.py are command-line shims of the same modules.
+This module adds argument checking (ValueError instead of an exit) and
+config lookup. The models are imported on first use, so that
+`python3 -m overlap.models.gpt` does not find its module already imported
+by the package.
 """
-
-import importlib.util
-import os
-
-from ._capi import REPO_ROOT
-
-_modules = {}
-
-
-def _load(name, relpath):
-    if name not in _modules:
-        path = os.path.join(REPO_ROOT, relpath)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[name] = module
-    return _modules[name]
 
 
 def _mlp():
-    return _load("overlap_bench_mlp", os.path.join("bench", "schedule",
-                                                   "mlp.py"))
+    from .models import mlp
+    return mlp
 
 
 def _gen():
-    return _load("overlap_bench_gen", os.path.join("bench", "gpt-ladder",
-                                                   "gen.py"))
+    from .models import gpt
+    return gpt
 
 
 def _checked(fn, *args):
@@ -113,7 +98,7 @@ def _config(config, mesh, seq, batch):
 def transformer_block(config="tiny", mesh=None, layers=1, partials="f32",
                       seq=None, batch=None):
     """GPT transformer layer(s) with the paper's 2-D strategy
-    (bench/gpt-ladder/gen.py).
+    (overlap.models.gpt).
 
     `config`: a ladder name ("32B" .. "1024B"), "tiny" / "<name>-tiny" (CPU
     sizes), or a dict of sizes {d_model, batch (global sequences), d_ff
@@ -131,6 +116,7 @@ def transformer_block(config="tiny", mesh=None, layers=1, partials="f32",
 
 
 def transformer_topology(config="tiny", mesh=None):
-    """The TPU v4 torus extents gen.py --print-topology suggests for a
-    ladder config (the model axis innermost), or None."""
+    """The TPU v4 torus extents `python3 -m overlap.models.gpt
+    --print-topology` suggests for a ladder config (the model axis
+    innermost), or None."""
     return _gen().topology(_config(config, mesh, None, None))

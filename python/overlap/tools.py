@@ -11,9 +11,13 @@ import os
 import subprocess
 import tempfile
 
-import numpy as np
-
 from ._capi import REPO_ROOT, Error
+
+
+def _numpy():
+    # Imported on use: `import overlap` (and overlap.models) needs no numpy.
+    import numpy
+    return numpy
 
 
 def tool_path(name):
@@ -51,6 +55,7 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     outputs must match within the tolerance (`rtol`, `atol`, defaults by
     type) or `Error` is raised.
     """
+    np = _numpy()
     with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
         program = _write_program(tmp, "program.mlir", text)
         args = [tool_path("overlap-run"), program]
@@ -131,6 +136,7 @@ def trace(text, hardware="tpu-v4", topology=None, entry=None):
 def to_bf16(array):
     """float array -> bf16 bit patterns (uint16), rounding to nearest even,
     the form overlap-run reads and writes for bf16 tensors."""
+    np = _numpy()
     bits = np.asarray(array, dtype=np.float32).view(np.uint32)
     rounded = bits + 0x7FFF + ((bits >> 16) & 1)
     return (rounded >> 16).astype(np.uint16)
@@ -138,5 +144,6 @@ def to_bf16(array):
 
 def from_bf16(bits):
     """bf16 bit patterns (uint16) -> float32 array."""
+    np = _numpy()
     return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(
         np.float32)

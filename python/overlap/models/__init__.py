@@ -1,0 +1,9 @@
+"""Program generators, pure Python (no C API library, no numpy needed):
+
+  mlp  the paper's figure 2 / figure 3 MLPs (python3 -m overlap.models.mlp)
+  gpt  GPT transformer layers of the benchmark ladder with the 2-D strategy
+       (python3 -m overlap.models.gpt)
+
+bench/schedule/mlp.py and bench/gpt-ladder/gen.py are command-line shims of
+these modules; overlap.builders wraps them as functions.
+"""
