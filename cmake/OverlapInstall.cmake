@@ -6,6 +6,9 @@
 #   P/lib/libovlrt_mpi.so                        the MPI plugin (when built)
 #   P/bin/overlap-{opt,run,sim}                  the tools
 #   P/lib/cmake/overlap/OverlapConfig.cmake      find_package(Overlap CONFIG)
+#   P/lib/cmake/overlap/OverlapConfigVersion.cmake  OVERLAP_VERSION; a request
+#                                                for another major or minor
+#                                                version is refused (0.x)
 #   P/lib/cmake/overlap/OverlapTargets.cmake     targets Overlap::<library>
 #
 # Included last from the top-level CMakeLists.txt, when every target exists.
@@ -81,6 +84,11 @@ configure_package_config_file(
   ${PROJECT_BINARY_DIR}/cmake/OverlapConfig.cmake
   INSTALL_DESTINATION ${OVERLAP_INSTALL_CMAKE_DIR}
   PATH_VARS OVERLAP_INSTALL_CMAKE_DIR)
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/cmake/OverlapConfigVersion.cmake
+  VERSION ${OVERLAP_VERSION}
+  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/OverlapConfig.cmake
+  ${PROJECT_BINARY_DIR}/cmake/OverlapConfigVersion.cmake
   DESTINATION ${OVERLAP_INSTALL_CMAKE_DIR}
   COMPONENT overlap-cmake-exports)

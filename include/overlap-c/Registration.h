@@ -23,8 +23,10 @@ extern "C" {
 MLIR_CAPI_EXPORTED void overlapRegisterAllDialects(MlirDialectRegistry registry);
 
 /// Registers every overlap pass and pipeline (`ovl-overlap-pipeline`,
-/// `ovl-to-llvm`, ...) with the global registry, so that textual pipelines
-/// (mlirParsePassPipeline, overlapRunPassPipeline) find them. Idempotent.
+/// `ovl-to-llvm`, ...) and MLIR's general transforms (`canonicalize`, `cse`,
+/// `inline`, `symbol-dce`, `loop-invariant-code-motion`, ...) with the
+/// global registry, so that textual pipelines (mlirParsePassPipeline,
+/// overlapRunPassPipeline) find them. Idempotent.
 MLIR_CAPI_EXPORTED void overlapRegisterAllPasses(void);
 
 #ifdef __cplusplus

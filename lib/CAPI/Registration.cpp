@@ -5,6 +5,7 @@
 #include "OverlapDialect/InitAll.h"
 
 #include "mlir/CAPI/IR.h"
+#include "mlir/Transforms/Passes.h"
 
 #include <mutex>
 
@@ -16,5 +17,8 @@ void overlapRegisterAllPasses(void) {
   // Registering a pipeline name twice aborts; callers (and bindings that
   // import twice) need not keep track.
   static std::once_flag once;
-  std::call_once(once, [] { overlap::registerAllPasses(); });
+  std::call_once(once, [] {
+    overlap::registerAllPasses();
+    mlir::registerTransformsPasses();
+  });
 }

@@ -147,6 +147,10 @@ int main(void) {
   text = printModule(again);
   CHECK(text && strstr(text, "ovl.collective_permute_start"));
   free(text);
+  /* MLIR's general transforms are registered too. */
+  CHECK(mlirLogicalResultIsSuccess(overlapRunPassPipeline(
+      again, mlirStringRefCreateFromCString(
+                 "builtin.module(canonicalize,cse,symbol-dce)"))));
   mlirModuleDestroy(again);
 
   /* Failures are diagnostics on the context, not crashes. */
