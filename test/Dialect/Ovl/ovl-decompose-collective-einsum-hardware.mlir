@@ -32,11 +32,12 @@ func.func @communication_bound_gather(%x: tensor<512x8192xbf16>, %w: tensor<8192
 shard.grid @ring(shape = 8)
 
 /// One chain computes each round's einsum while the previous sum travels
-/// (the first einsum and the 7 additions are the price); on the slow chip
+/// (the first einsum and the 7 additions, which also sit between the
+/// chain's transfers, are the price); on the slow chip
 /// the exposed first einsum costs more than the whole blocking collective.
-// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.29 ms, ring 2.64 ms) + epilogue 250 us, gain 424 us
-// SLOW: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 20.0 ms + comm 1.31 ms < max(loop comp 20.3 ms, ring 2.64 ms) + epilogue 2.50 ms, gain -1.48 ms
-// H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 556 us + comm 283 us >= max(loop comp 661 us, ring 313 us) + epilogue 69.5 us, gain 109 us
+// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.29 ms, ring 2.93 ms) + epilogue 250 us, gain 131 us
+// SLOW: remark: not decomposing reduce_scatter along axis 0 (N=8): comp 20.0 ms + comm 1.31 ms < max(loop comp 20.3 ms, ring 2.93 ms) + epilogue 2.50 ms, gain -1.48 ms
+// H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 556 us + comm 283 us >= max(loop comp 661 us, ring 419 us) + epilogue 69.5 us, gain 109 us
 // V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.00 ms, ring 2.25 ms) + epilogue 919 us, gain 138 us
 // SLOW-IR-LABEL: func.func @scatter
 // SLOW-IR: ovl.reduce_scatter

@@ -144,9 +144,9 @@ TEST_F(DecompositionEstimateTest, ReduceScatterOnWrappingRing) {
   // One chain, each round's einsum computed ahead and added to the sum the
   // previous permute brought: three permutes overlap the next rounds'
   // einsums; the first einsum computes alone; three additions join the
-  // loop's computation.
+  // loop's computation and sit between the chain's transfers.
   DecompositionEstimate chain = estimate(scatter, model, 1, false);
-  EXPECT_DOUBLE_EQ(chain.ring, 3 * p1);
+  EXPECT_DOUBLE_EQ(chain.ring, 3 * p1 + 3 * add);
   EXPECT_DOUBLE_EQ(chain.epilogue, c);
   EXPECT_DOUBLE_EQ(chain.loopComp, 4 * c + 3 * add);
   // Two chains hopping two devices: two overlapped permutes whose two
@@ -161,7 +161,7 @@ TEST_F(DecompositionEstimateTest, ReduceScatterOnWrappingRing) {
   // links, one permute's time), the first einsum, the chains' addition and
   // the owner's own shard do not overlap.
   DecompositionEstimate bidi = estimate(scatter, model, 1, true);
-  EXPECT_DOUBLE_EQ(bidi.ring, p1);
+  EXPECT_DOUBLE_EQ(bidi.ring, p1 + add);
   EXPECT_DOUBLE_EQ(bidi.epilogue, c + p1 + add + c);
   EXPECT_DOUBLE_EQ(bidi.loopComp, 4 * c + add);
 }

@@ -45,7 +45,8 @@
 // - ReduceScatter, unroll 1: each round's einsum is computed ahead, while
 //   the previous round's sum travels, and added to it on arrival (figure
 //   7 with the accumulation unfused, so that section 5.4.1's dependence
-//   does not serialise the loop): ring = (N-1) P(1), epilogue = c (the
+//   does not serialise the loop): ring = (N-1) (P(1) + add), as each
+//   addition sits between two transfers of the chain, epilogue = c (the
 //   first einsum), loop comp += (N-1) add. Bidirectional, N > 2: every
 //   step but the last overlaps the next round's einsum; the last (the
 //   final hop of both directions) is epilogue, with the first einsum, the
@@ -90,8 +91,12 @@ static DecompositionEstimate price(const RingLoopShape &shape,
                                    double comm, double addition) {
   DecompositionEstimate estimate;
   estimate.comp = comp;
-  estimate.loopComp = shard * static_cast<double>(groupSize) +
-                      static_cast<double>(shape.loopAdds) * addition;
+  // An in-loop addition reads what a transfer delivered and its sum is the
+  // next transfer's data: it takes compute time and sits between two
+  // transfers of its chain.
+  double loopAdds = static_cast<double>(shape.loopAdds) * addition;
+  estimate.loopComp = shard * static_cast<double>(groupSize) + loopAdds;
+  estimate.ring = loopAdds;
   estimate.comm = comm;
   estimate.groupSize = groupSize;
   // Steps with the same shifts cost the same; route each kind once.
