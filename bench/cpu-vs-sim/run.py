@@ -37,8 +37,9 @@ than --max-slowdown times its best is retried after the machine has gone
 quiet (bounded by --tries, --max-wait and --budget); runs kept despite that
 are counted in the table's "disturbed runs" column.
 
-Usage: run.py [--devices 4] [--bandwidths 0.25,0.5,1,inf] [--primary 0.5]
-              [--latency-us 50] [--rounds 3] [--repeat 10] [--quick]
+Usage: run.py [--devices 4] [--b 1024] [--bandwidths 0.0625,0.125,0.25,inf]
+              [--primary 0.125] [--latency-us 50] [--rounds 3] [--repeat 6]
+              [--quick]
               [--estimator best|median] [--default-malloc] [--results DIR]
 Runs with Debian's /usr/bin/python3 (matplotlib for the plot).
 Environment: OVERLAP_BIN (default: build/bin of this repository).
@@ -377,17 +378,20 @@ def parse_args():
     p.add_argument("--devices", type=int, default=4,
                    help="devices of the ring (4: the figure's; 2: one per "
                    "core on this machine, a diagnostic)")
-    p.add_argument("--b", type=int, default=256, help="rows of x per device (B/N)")
+    p.add_argument("--b", type=int, default=1024,
+                   help="rows of x per device (B/N); 1024 makes a partial "
+                   "einsum (~35 ms) long against the kernel's time slices, "
+                   "see README")
     p.add_argument("--f", type=int, default=1024, help="F (model dim)")
     p.add_argument("--h", type=int, default=4096, help="H (hidden dim)")
-    p.add_argument("--bandwidths", default="0.25,0.5,1,inf",
+    p.add_argument("--bandwidths", default="0.0625,0.125,0.25,inf",
                    help="emulated link bandwidths, GB/s (comma separated; "
                    "inf: no link emulation, i.e. only the CPU-side costs)")
-    p.add_argument("--primary", type=float, default=0.5,
+    p.add_argument("--primary", type=float, default=0.125,
                    help="the bandwidth of results/cpu.json and the verdict")
     p.add_argument("--latency-us", type=float, default=50.0)
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--repeat", type=int, default=10, help="steps per run")
+    p.add_argument("--repeat", type=int, default=6, help="steps per run")
     p.add_argument("--calibration-rounds", type=int, default=3)
     p.add_argument("--max-load", type=float, default=0.15,
                    help="cores other processes may use during a run")
@@ -405,7 +409,7 @@ def parse_args():
     p.add_argument("--tries", type=int, default=4)
     p.add_argument("--max-wait", type=float, default=30.0,
                    help="seconds to wait for a quiet machine before a retry")
-    p.add_argument("--budget", type=float, default=300.0,
+    p.add_argument("--budget", type=float, default=900.0,
                    help="seconds after which no run is retried")
     p.add_argument("--no-extra-variants", action="store_true",
                    help="skip the diagnostic unroll=2 variant")
