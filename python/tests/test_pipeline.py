@@ -14,6 +14,16 @@ def test_run_pipeline(mlp_1d_text):
     assert "ovl.collective_permute_start" in out
 
 
+def test_run_pipeline_upstream_transforms(mlp_1d_text):
+    # MLIR's general transforms are registered next to overlap's: cse
+    # merges the two identical partition ids the decomposition leaves.
+    decomposed = overlap.run_pipeline(
+        mlp_1d_text, "func.func(ovl-decompose-collective-einsum{gate=always})")
+    assert decomposed.count("ovl.partition_id") == 2
+    out = overlap.run_pipeline(decomposed, "canonicalize,cse")
+    assert out.count("ovl.partition_id") == 1
+
+
 def test_run_pipeline_error(mlp_1d_text):
     with pytest.raises(overlap.Error, match="does not refer to a registered pass"):
         overlap.run_pipeline(mlp_1d_text, "no-such-pass")
