@@ -61,10 +61,12 @@
 //   P(2) + 2c + 2 add + c).
 //
 // The decision is the paper's inequality with the loop's own compute on
-// the right: comp + comm >= max(loop comp, ring) + epilogue. As in the
-// paper's form, the einsums in the epilogue are also in loop comp, which
-// makes the estimate pessimistic by at most the epilogue's compute when the
-// loop is compute-bound.
+// the right: comp + comm >= max(loop comp, ring) + epilogue, where loop
+// comp is the compute that runs beside the overlapped steps: the loop's
+// einsums (N c) less those the epilogue counts, plus the in-loop
+// additions. (The paper's form keeps the epilogue's einsums in loop comp
+// too, which overestimates a compute-bound loop by them; on the GPT ladder
+// that kept 128B's and 32B's profitable loops blocking.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,7 +97,10 @@ static DecompositionEstimate price(const RingLoopShape &shape,
   // next transfer's data: it takes compute time and sits between two
   // transfers of its chain.
   double loopAdds = static_cast<double>(shape.loopAdds) * addition;
-  estimate.loopComp = shard * static_cast<double>(groupSize) + loopAdds;
+  // The einsums the epilogue counts run alone; the rest run beside steps.
+  double alone = static_cast<double>(shape.exposedShards + shape.finalShards);
+  estimate.loopComp =
+      shard * (static_cast<double>(groupSize) - alone) + loopAdds;
   estimate.ring = loopAdds;
   estimate.comm = comm;
   estimate.groupSize = groupSize;
