@@ -3,13 +3,10 @@
 // against the hand-written examples/mlp_2d.mlir on the CPU runtime, then
 // decomposed and checked against the imported program.
 //
-// RUN: mlir-opt --pass-pipeline="builtin.module(func.func(sharding-propagation,shard-partition))" %s -o %t.partitioned.mlir
-// RUN: FileCheck %s --check-prefix=UPSTREAM < %t.partitioned.mlir
-// RUN: overlap-opt --ovl-import-shard %t.partitioned.mlir -o %t.ovl.mlir
-// RUN: FileCheck %s --check-prefix=IMPORT --implicit-check-not=shard.all_ --implicit-check-not=linalg.matmul --implicit-check-not=scf.if < %t.ovl.mlir
+// RUN: mlir-opt --pass-pipeline="builtin.module(func.func(sharding-propagation,shard-partition))" %s | tee %t.partitioned.mlir | FileCheck %s --check-prefix=UPSTREAM
+// RUN: overlap-opt --ovl-import-shard %t.partitioned.mlir | tee %t.ovl.mlir | FileCheck %s --check-prefix=IMPORT --implicit-check-not=shard.all_ --implicit-check-not=linalg.matmul --implicit-check-not=scf.if
 // RUN: overlap-run %t.ovl.mlir --reference %overlap_src_root/examples/mlp_2d.mlir | FileCheck %s --check-prefix=EQUAL
-// RUN: overlap-opt --ovl-decompose-collective-einsum="gate=always" %t.ovl.mlir -o %t.decomposed.mlir
-// RUN: FileCheck %s --check-prefix=DECOMPOSED < %t.decomposed.mlir
+// RUN: overlap-opt --ovl-decompose-collective-einsum="gate=always" %t.ovl.mlir | tee %t.decomposed.mlir | FileCheck %s --check-prefix=DECOMPOSED
 // RUN: overlap-run %t.decomposed.mlir --reference %t.ovl.mlir | FileCheck %s --check-prefix=EQUAL
 
 // What upstream emits: gathers, two matmuls (the second on a partial sum,
