@@ -108,9 +108,9 @@ static void isolateMovingSlices(Operation *root) {
       auto type = slice.getResultType();
       Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
                                             type.getElementType());
-      Value copy = linalg::CopyOp::create(builder, loc, slice.getResult(),
-                                          empty)
-                       .getResult(0);
+      Value copy =
+          linalg::CopyOp::create(builder, loc, slice.getResult(), empty)
+              .getResult(0);
       input->set(copy);
     }
   });

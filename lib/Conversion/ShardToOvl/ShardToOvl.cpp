@@ -113,6 +113,16 @@ struct Importer {
       op->emitRemark() << "ovl-import-shard: left as is: " << why;
   }
 
+  /// The ovl reduction of `kind`, or a remark on `op` that it has none.
+  std::optional<ReductionKind> importKind(Operation *op,
+                                          shard::ReductionKind kind) {
+    std::optional<ReductionKind> converted = convertKind(kind);
+    if (!converted)
+      remark(op, "reduction " + shard::stringifyReductionKind(kind) +
+                     " has no ovl equivalent");
+    return converted;
+  }
+
   void importAllGather(shard::AllGatherOp op) {
     ArrayRef<int16_t> axes = op.getGridAxes();
     auto size = groupSize(op, op.getGridAttr(), axes, symbols);
@@ -132,11 +142,9 @@ struct Importer {
 
   void importReduceScatter(shard::ReduceScatterOp op) {
     ArrayRef<int16_t> axes = op.getGridAxes();
-    auto kind = convertKind(op.getReduction());
+    std::optional<ReductionKind> kind = importKind(op, op.getReduction());
     if (!kind)
-      return remark(op, "reduction " +
-                            shard::stringifyReductionKind(op.getReduction()) +
-                            " has no ovl equivalent");
+      return;
     auto size = groupSize(op, op.getGridAttr(), axes, symbols);
     auto input = staticTensor(op.getInput().getType());
     auto result = staticTensor(op.getResult().getType());
@@ -155,11 +163,9 @@ struct Importer {
 
   void importAllReduce(shard::AllReduceOp op) {
     ArrayRef<int16_t> axes = op.getGridAxes();
-    auto kind = convertKind(op.getReduction());
+    std::optional<ReductionKind> kind = importKind(op, op.getReduction());
     if (!kind)
-      return remark(op, "reduction " +
-                            shard::stringifyReductionKind(op.getReduction()) +
-                            " has no ovl equivalent");
+      return;
     auto input = dyn_cast<RankedTensorType>(op.getInput().getType());
     if (!input || input != op.getResult().getType() ||
         !groupSize(op, op.getGridAttr(), axes, symbols))
@@ -282,13 +288,13 @@ struct Importer {
     // The result type equals the inputs' or widens it within its kind, as
     // ovl.einsum requires.
     if (inElem != outElem) {
-      auto fin = dyn_cast<FloatType>(inElem), fout = dyn_cast<FloatType>(outElem);
+      auto fin = dyn_cast<FloatType>(inElem),
+           fout = dyn_cast<FloatType>(outElem);
       auto iin = dyn_cast<IntegerType>(inElem),
            iout = dyn_cast<IntegerType>(outElem);
-      bool widens =
-          (fin && fout && fin.getWidth() < fout.getWidth()) ||
-          (iin && iout && iin.isSignless() && iout.isSignless() &&
-           iin.getWidth() < iout.getWidth());
+      bool widens = (fin && fout && fin.getWidth() < fout.getWidth()) ||
+                    (iin && iout && iin.isSignless() && iout.isSignless() &&
+                     iin.getWidth() < iout.getWidth());
       if (!widens)
         return std::nullopt;
     } else if (!isa<FloatType, IntegerType>(inElem)) {
@@ -382,11 +388,10 @@ struct Importer {
     if (!acc)
       droppedInits.push_back(init);
     OpBuilder builder(op);
-    Value result = EinsumOp::create(
-        builder, op.getLoc(), *equation,
-        ValueRange{op.getDpsInputOperand(0)->get(),
-                   op.getDpsInputOperand(1)->get()},
-        op->getResult(0).getType(), acc);
+    Value result = EinsumOp::create(builder, op.getLoc(), *equation,
+                                    ValueRange{op.getDpsInputOperand(0)->get(),
+                                               op.getDpsInputOperand(1)->get()},
+                                    op->getResult(0).getType(), acc);
     op->getResult(0).replaceAllUsesWith(result);
     op->erase();
     ++numEinsums;

@@ -7,3 +7,14 @@
 bench/schedule/mlp.py and bench/gpt-ladder/gen.py are command-line shims of
 these modules; overlap.builders wraps them as functions.
 """
+
+
+def write_program(text, out):
+    """Writes a generated program to the file `out`, or to stdout when `out`
+    is empty (the generators' --out)."""
+    import sys
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)

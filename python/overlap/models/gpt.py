@@ -67,6 +67,8 @@ import argparse
 import math
 import sys
 
+from . import write_program
+
 # name: (layers, d_model, d_ff, heads, chips, mesh [r, data, model], batch)
 LADDER = {
     "32B": (40, 8192, 32768, 64, 64, (1, 16, 4), 512),
@@ -583,11 +585,7 @@ def main(argv=None):
         return
 
     text = Emitter(cfg, args.partials).program(args.layers)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_program(text, args.out)
 
 
 if __name__ == "__main__":

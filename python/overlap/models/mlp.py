@@ -18,6 +18,8 @@ along x, weights along y, the output reduce-scattered along x).
 import argparse
 import sys
 
+from . import write_program
+
 
 def divide(a, b, what):
     if a % b:
@@ -93,11 +95,7 @@ def main(argv=None):
     else:
         m, n = (int(v) for v in args.mesh.split("x"))
         text = mlp_2d(m, n, args.batch, args.model, args.hidden)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_program(text, args.out)
 
 
 if __name__ == "__main__":

@@ -105,8 +105,8 @@ SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
     acc = concatAlong(builder, loc, sums, scatterDim);
     type = acc.getType();
   }
-  Value result = EinsumOp::create(builder, loc, einsum.getEquation(), inputs,
-                                  type, acc);
+  Value result =
+      EinsumOp::create(builder, loc, einsum.getEquation(), inputs, type, acc);
   if (targets.size() == 1)
     return {result};
   SmallVector<Value> split;
@@ -239,8 +239,9 @@ mlir::ovl::getReduceScatterLoopShape(int64_t groupSize,
   unsigned zeros = shape.input();
   SmallVector<unsigned> sums(ring.chains.size(), zeros);
   if (ring.computeAhead) {
-    // As emitComputeAhead: round 0's einsums, then per round the moves and
-    // the next round's fresh einsums, each added to its chain's sum.
+    // As emitRound computing ahead: round 0's einsums, then per round the
+    // moves and the next round's fresh einsums, each added to its chain's
+    // sum.
     auto computeRound = [&](int64_t round) {
       for (ArrayRef<unsigned> group : ring.groups) {
         SmallVector<unsigned> active;
@@ -269,31 +270,31 @@ mlir::ovl::getReduceScatterLoopShape(int64_t groupSize,
         sums[c] = value;
       computeRound(round + 1);
     }
-  }
-  for (int64_t round = 0; round < ring.numRounds && !ring.computeAhead;
-       ++round) {
-    for (ArrayRef<unsigned> group : ring.groups) {
-      SmallVector<unsigned> active, values;
-      for (unsigned c : group)
-        if (ring.chains[c].computesIn(round)) {
-          active.push_back(c);
-          values.push_back(sums[c]);
+  } else {
+    for (int64_t round = 0; round < ring.numRounds; ++round) {
+      for (ArrayRef<unsigned> group : ring.groups) {
+        SmallVector<unsigned> active, values;
+        for (unsigned c : group)
+          if (ring.chains[c].computesIn(round)) {
+            active.push_back(c);
+            values.push_back(sums[c]);
+          }
+        if (active.empty())
+          continue;
+        SmallVector<unsigned> updated = shape.compute(values, values.size());
+        SmallVector<std::pair<unsigned, int64_t>> moves;
+        SmallVector<unsigned> moved;
+        for (auto [c, value] : llvm::zip(active, updated)) {
+          sums[c] = value;
+          if (int64_t shift = ring.chains[c].moveAfter(round)) {
+            moves.push_back({value, shift});
+            moved.push_back(c);
+          }
         }
-      if (active.empty())
-        continue;
-      SmallVector<unsigned> updated = shape.compute(values, values.size());
-      SmallVector<std::pair<unsigned, int64_t>> moves;
-      SmallVector<unsigned> moved;
-      for (auto [c, value] : llvm::zip(active, updated)) {
-        sums[c] = value;
-        if (int64_t shift = ring.chains[c].moveAfter(round)) {
-          moves.push_back({value, shift});
-          moved.push_back(c);
-        }
+        SmallVector<unsigned> delivered = shape.step(moves);
+        for (auto [c, value] : llvm::zip(moved, delivered))
+          sums[c] = value;
       }
-      SmallVector<unsigned> delivered = shape.step(moves);
-      for (auto [c, value] : llvm::zip(moved, delivered))
-        sums[c] = value;
     }
   }
   shape.use(sums);

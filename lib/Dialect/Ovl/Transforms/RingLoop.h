@@ -183,8 +183,8 @@ SmallVector<Value> emitRingRounds(OpBuilder &builder, Location loc,
                                   RoundEmitter emitRound);
 
 /// The slice [offset, offset + size) of `source` along `dim`.
-Value extractAlong(OpBuilder &builder, Location loc, Value source,
-                   unsigned dim, OpFoldResult offset, int64_t size);
+Value extractAlong(OpBuilder &builder, Location loc, Value source, unsigned dim,
+                   OpFoldResult offset, int64_t size);
 /// Inserts `slice` into `dest` at `offset` along `dim`.
 Value insertAlong(OpBuilder &builder, Location loc, Value slice, Value dest,
                   unsigned dim, OpFoldResult offset);
