@@ -102,59 +102,29 @@ std::optional<double> mlir::ovl::estimateCollective(Operation *op,
   auto collective = dyn_cast<CollectiveOpInterface>(op);
   if (!collective)
     return std::nullopt;
-  ArrayRef<int16_t> axes = collective.getGridAxes();
-  const AnalyticalCostModel &model = machine.costModel;
-  if (auto gather = dyn_cast<AllGatherOp>(op)) {
-    std::optional<double> bytes = getStaticBytes(gather.getInput().getType());
-    if (!bytes)
-      return std::nullopt;
-    return model.collectiveTime(CollectiveKind::AllGather, *bytes,
-                                machine.getRingDims(axes), direction);
-  }
-  if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
-    std::optional<double> bytes = getStaticBytes(scatter.getResult().getType());
-    if (!bytes)
-      return std::nullopt;
-    return model.collectiveTime(CollectiveKind::ReduceScatter, *bytes,
-                                machine.getRingDims(axes), direction);
-  }
-  if (auto reduce = dyn_cast<AllReduceOp>(op)) {
-    std::optional<double> bytes = getStaticBytes(reduce.getInput().getType());
-    if (!bytes)
-      return std::nullopt;
-    return model.collectiveTime(CollectiveKind::AllReduce, *bytes,
-                                machine.getRingDims(axes), direction);
-  }
-  if (isa<CollectivePermuteOp>(op))
+  std::optional<CollectiveKind> kind = collective.getCollectiveKind();
+  if (!kind)
     return estimatePermuteTransfer(op, machine);
-  return std::nullopt;
+  std::optional<double> bytes = getStaticBytes(collective.getPayloadType());
+  if (!bytes)
+    return std::nullopt;
+  return machine.collectiveTime(*kind, *bytes, collective.getGridAxes(),
+                                direction);
 }
 
 std::optional<double>
 mlir::ovl::estimatePermuteTransfer(Operation *op, const MachineModel &machine) {
-  Value input;
-  SmallVector<std::pair<int64_t, int64_t>> pairs;
-  if (auto permute = dyn_cast<CollectivePermuteOp>(op)) {
-    input = permute.getInput();
-    pairs = permute.getSourceTargetPairs();
-  } else if (auto start = dyn_cast<CollectivePermuteStartOp>(op)) {
-    input = start.getInput();
-    pairs = start.getSourceTargetPairs();
-  } else {
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  if (!collective || collective.getCollectiveKind())
     return std::nullopt;
-  }
-  std::optional<double> bytes = getStaticBytes(input.getType());
+  std::optional<double> bytes = getStaticBytes(collective.getPayloadType());
   if (!bytes)
     return std::nullopt;
-  // The longest route of the pairs, seen from the group of logical device 0
-  // (every group of the grid has the same shape on the torus).
-  ArrayRef<int16_t> axes = cast<CollectiveOpInterface>(op).getGridAxes();
-  int64_t hops = 0;
-  const DeviceAssignment &placed = machine.assignment;
-  for (auto [source, target] : pairs)
-    hops = std::max(hops,
-                    machine.topology.hops(
-                        placed.physical(placed.groupMember(0, axes, source)),
-                        placed.physical(placed.groupMember(0, axes, target))));
-  return machine.costModel.permuteTime(*bytes, hops);
+  GroupTransfers transfers;
+  ArrayRef<int16_t> axes = collective.getGridAxes();
+  transfers.axes.assign(axes.begin(), axes.end());
+  transfers.bytes = *bytes;
+  for (auto [source, target] : collective.getSourceTargetPairs())
+    transfers.pairs.emplace_back(source, target);
+  return machine.transferTime(transfers);
 }

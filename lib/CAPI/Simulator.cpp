@@ -69,8 +69,7 @@ simulateToString(ModuleOp module, StringRef entryName, StringRef hardware,
   ovl::SimOptions options;
   options.maxInFlight = maxInFlight;
   llvm::Expected<ovl::SimReport> report =
-      ovl::simulate(*program, machine->hardware, machine->topology,
-                    machine->assignment, options);
+      ovl::simulate(*program, *machine, options);
   if (!report) {
     module.emitError("simulation failed: ")
         << llvm::toString(report.takeError());

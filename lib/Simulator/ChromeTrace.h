@@ -10,8 +10,8 @@
 #ifndef OVERLAPDIALECT_LIB_SIMULATOR_CHROMETRACE_H
 #define OVERLAPDIALECT_LIB_SIMULATOR_CHROMETRACE_H
 
-#include "OverlapDialect/Simulator/Program.h"
-#include "OverlapDialect/Simulator/Topology.h"
+#include "OverlapDialect/CostModel/Program.h"
+#include "OverlapDialect/CostModel/Topology.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -14,12 +14,14 @@
 // transfer carries a version; a popped finish event of an older version is
 // dropped).
 //
-// Blocking collectives run the ring algorithms the analytical cost model
-// prices (one ring per grid axis; a single ring over the whole group on a
-// switch); each ring step sends to the ring neighbour(s) and waits for its
-// own sends and the neighbours' messages. Messages are matched by a packed
-// key (message slot of the program, device, send or receive) through one
-// hash set of keys that completed before anyone waited for them.
+// Blocking collectives play the rounds of their CollectivePlan, the one
+// model of collectives the cost model prices too (MachineModel::
+// planCollective): in each round every device starts its sends and waits
+// for them and for the messages addressed to it. A point-to-point transfer
+// is split over the routes of its ports (Topology::routes); it arrives when
+// its last part does. Messages are matched by a packed key (message slot of
+// the program, device, send or receive) through one hash set of keys that
+// completed before anyone waited for them.
 //
 // Cost: every device step does O(1) work plus its transfers; every transfer
 // causes O(1 + transfers sharing its links) rate updates, each a heap push.
@@ -40,6 +42,7 @@
 #include <array>
 #include <cassert>
 #include <limits>
+#include <map>
 #include <queue>
 
 using namespace mlir::ovl;
@@ -101,14 +104,20 @@ struct GroupView {
   }
 };
 
-/// One ring of a collective: along the group `view`, `size` members, each
-/// message `messageBytes` (half a shard when bidirectional).
-struct RingPhase {
+/// One send of a collective round (CollectiveSend) with its group view.
+struct RoundSend {
   uint32_t view;
-  int64_t size;
-  double messageBytes;
-  /// Ring steps of the collective's earlier phases: numbers message slots.
-  uint64_t stepOffset;
+  int64_t shift;
+  bool wraps;
+  double bytes;
+};
+
+/// One round of a collective: sends[sendsBegin, sendsEnd), whose messages
+/// take the slots slotOffset + i of the collective's step.
+struct Round {
+  uint32_t sendsBegin;
+  uint32_t sendsEnd;
+  uint64_t slotOffset;
 };
 
 /// What the simulation precomputes for one step of the program.
@@ -118,11 +127,9 @@ struct StepInfo {
   /// Permute, PermuteStart: the group; its pairs by group index.
   uint32_t view = 0;
   uint32_t permute = 0;
-  /// Collective: its rings, phases[phasesBegin, phasesEnd).
-  uint32_t phasesBegin = 0;
-  uint32_t phasesEnd = 0;
-  /// Collective: 1, or 2 when bidirectional.
-  uint32_t directions = 1;
+  /// Collective: its rounds, rounds[roundsBegin, roundsEnd).
+  uint32_t roundsBegin = 0;
+  uint32_t roundsEnd = 0;
 };
 
 /// The pairs of a permute by group index: whom each index sends to and
@@ -143,18 +150,23 @@ enum class DeviceState : uint8_t {
   Finished,
 };
 
+/// The most messages a device waits for at once: one per send of a
+/// collective round (both directions of a ring for each part of a plan
+/// over up to four axes).
+constexpr uint32_t kMaxExpect = 8;
+
 /// One device's progress. Keys it waits for sit in `expect`; `pending`
 /// counts them plus its blocking sends in flight.
 struct Device {
   DeviceState state = DeviceState::Running;
   uint32_t pc = 0;
-  uint32_t phase = 0;
-  int64_t ringStep = 0;
+  /// Collective: the round it is in.
+  uint32_t round = 0;
   int32_t pending = 0;
   int32_t inFlight = 0;
   uint32_t numExpect = 0;
   int32_t commDepth = 0;
-  uint64_t expect[2] = {0, 0};
+  uint64_t expect[kMaxExpect] = {};
   /// When the current blocking op or wait began.
   double opBegin = 0;
   double commStart = 0;
@@ -164,6 +176,8 @@ struct Device {
   double bytesSent = 0;
 };
 
+/// One route's part of a point-to-point transfer; the parts of one
+/// transfer share a TransferGroup.
 struct Transfer {
   int64_t src = 0;
   int64_t dst = 0;
@@ -177,6 +191,7 @@ struct Transfer {
   double fluidStart = -1;
   uint32_t version = 0;
   uint32_t mark = 0;
+  uint32_t group = 0;
   bool blocking = false;
   llvm::SmallVector<int64_t, 6> links;
 };
@@ -206,11 +221,11 @@ constexpr uint64_t kNoKey = ~uint64_t(0);
 
 class Simulation {
 public:
-  Simulation(const SimProgram &program, const HardwareDescription &hw,
-             const Topology &topology, const DeviceAssignment &assignment,
+  Simulation(const SimProgram &program, const MachineModel &machine,
              const SimOptions &options, int64_t statsDevice,
              detail::TraceRecord *trace)
-      : program(program), hw(hw), topology(topology), assignment(assignment),
+      : program(program), machine(machine), hw(machine.hardware),
+        topology(machine.topology), assignment(machine.assignment),
         options(options), statsDevice(statsDevice), trace(trace) {}
 
   llvm::Error prepare();
@@ -242,7 +257,7 @@ private:
 
   // Devices.
   void advance(int64_t d, double now);
-  void beginRingStep(int64_t d, double now);
+  void beginRound(int64_t d, double now);
   void startPermuteSend(int64_t d, double now);
   void expectKey(Device &dev, uint64_t key);
   void deliverKey(int64_t d, uint64_t key, double now);
@@ -275,6 +290,7 @@ private:
   double rateOf(const Transfer &t) const;
 
   const SimProgram &program;
+  const MachineModel &machine;
   const HardwareDescription &hw;
   const Topology &topology;
   const DeviceAssignment &assignment;
@@ -287,12 +303,17 @@ private:
   double linkBandwidth = 0;
   std::vector<StepInfo> infos;
   std::vector<GroupView> views;
-  std::vector<RingPhase> phases;
+  std::vector<RoundSend> roundSends;
+  std::vector<Round> rounds;
   std::vector<PermuteTable> permutes;
 
   std::vector<Device> devices;
   std::vector<Transfer> transfers;
   std::vector<uint32_t> freeTransfers;
+  /// Per transfer group, its parts still moving.
+  std::vector<uint32_t> groupParts;
+  std::vector<uint32_t> freeGroups;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routeScratch;
   std::vector<llvm::SmallVector<uint32_t, 2>> linkActive;
   std::vector<uint32_t> affected;
   uint32_t epoch = 0;
@@ -339,54 +360,28 @@ static std::string describeAxes(llvm::ArrayRef<int16_t> axes) {
 
 llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
   const SimStep &step = program.steps[index];
-  info.directions = step.direction == RingDirection::Bidirectional ? 2 : 1;
-  int64_t groupSize = assignment.groupSize(step.axes);
-  info.phasesBegin = phases.size();
-  auto addPhase = [&](llvm::ArrayRef<int16_t> axes, double shard) {
-    uint32_t view = addView(axes);
-    int64_t size = views[view].size;
-    if (size <= 1)
-      return;
-    uint64_t offset = 0;
-    for (uint32_t p = info.phasesBegin; p < phases.size(); ++p)
-      offset += phases[p].size - 1;
-    phases.push_back(RingPhase{view, size, shard / info.directions, offset});
-  };
-  // Rings in the order of the cost model: AllGather along the axes in the
-  // listed order on growing data, ReduceScatter in reverse on shrinking
-  // data; a switch runs one ring over the whole group.
-  auto allGather = [&](double shard) {
-    if (topology.getKind() == InterconnectKind::Switch)
-      return addPhase(step.axes, shard);
-    for (int16_t axis : step.axes) {
-      addPhase(axis, shard);
-      shard *= assignment.getGridShape()[axis];
+  CollectivePlan plan = machine.planCollective(step.collective, step.bytes,
+                                               step.axes, step.direction);
+  std::map<llvm::SmallVector<int16_t, 2>, uint32_t> viewOf;
+  info.roundsBegin = rounds.size();
+  uint64_t slot = 0;
+  for (const CollectiveRound &round : plan.rounds) {
+    if (round.sends.size() > kMaxExpect)
+      return stepError(index, "a collective round with more sends than the "
+                              "simulator tracks");
+    Round played{static_cast<uint32_t>(roundSends.size()), 0, slot};
+    for (const CollectiveSend &send : round.sends) {
+      auto [it, inserted] = viewOf.try_emplace(send.axes, 0);
+      if (inserted)
+        it->second = addView(send.axes);
+      roundSends.push_back(RoundSend{it->second, send.shift, send.wraps,
+                                     send.bytes});
     }
-  };
-  auto reduceScatter = [&](double shard) {
-    if (topology.getKind() == InterconnectKind::Switch)
-      return addPhase(step.axes, shard);
-    double total = shard;
-    for (int16_t axis : step.axes)
-      total *= assignment.getGridShape()[axis];
-    for (int16_t axis : llvm::reverse(step.axes)) {
-      total /= assignment.getGridShape()[axis];
-      addPhase(axis, total);
-    }
-  };
-  switch (step.collective) {
-  case CollectiveKind::AllGather:
-    allGather(step.bytes);
-    break;
-  case CollectiveKind::ReduceScatter:
-    reduceScatter(step.bytes);
-    break;
-  case CollectiveKind::AllReduce:
-    reduceScatter(step.bytes / groupSize);
-    allGather(step.bytes / groupSize);
-    break;
+    played.sendsEnd = roundSends.size();
+    slot += round.sends.size();
+    rounds.push_back(played);
   }
-  info.phasesEnd = phases.size();
+  info.roundsEnd = rounds.size();
   return llvm::Error::success();
 }
 
@@ -472,8 +467,8 @@ llvm::Error Simulation::prepare() {
     case SimStep::Kind::Collective: {
       if (llvm::Error err = prepareCollective(i, info))
         return err;
-      for (uint32_t p = info.phasesBegin; p < info.phasesEnd; ++p)
-        slots += static_cast<uint64_t>(phases[p].size - 1) * info.directions;
+      for (uint32_t r = info.roundsBegin; r < info.roundsEnd; ++r)
+        slots += rounds[r].sendsEnd - rounds[r].sendsBegin;
       break;
     }
     case SimStep::Kind::Permute:
@@ -551,7 +546,7 @@ void Simulation::expectKey(Device &dev, uint64_t key) {
   // `completed`.
   if (completed.erase(key))
     return;
-  assert(dev.numExpect < 2 && "waiting for too many keys");
+  assert(dev.numExpect < kMaxExpect && "waiting for too many keys");
   dev.expect[dev.numExpect++] = key;
   ++dev.pending;
 }
@@ -589,12 +584,11 @@ void Simulation::advance(int64_t d, double now) {
 
     case SimStep::Kind::Collective:
       // A group of one device costs nothing, launch included.
-      if (info.phasesBegin == info.phasesEnd)
+      if (info.roundsBegin == info.roundsEnd)
         break;
       beginComm(dev, now);
       dev.opBegin = now;
-      dev.phase = info.phasesBegin;
-      dev.ringStep = 0;
+      dev.round = info.roundsBegin;
       dev.state = DeviceState::Launching;
       push(now + hw.collectiveLaunchOverhead, EventKind::Resume, d);
       return;
@@ -681,33 +675,47 @@ void Simulation::startPermuteSend(int64_t d, double now) {
                 /*tiesNegative=*/false, now);
 }
 
-void Simulation::beginRingStep(int64_t d, double now) {
+void Simulation::beginRound(int64_t d, double now) {
   Device &dev = devices[d];
   const StepInfo &info = infos[dev.pc];
-  const RingPhase &phase = phases[dev.phase];
-  const GroupView &view = views[phase.view];
-  int64_t n = phase.size;
-  int64_t self = view.index(d);
-  int64_t successor = view.member(d, (self + 1) % n);
-  uint64_t slot =
-      info.slotBase + (phase.stepOffset + dev.ringStep) * info.directions;
-  dev.pending = 0;
-  dev.numExpect = 0;
-  startTransfer(d, successor, phase.messageBytes, 0, recvKey(slot, successor),
-                /*blocking=*/true, 0,
-                /*tiesNegative=*/false, now);
-  ++dev.pending;
-  if (info.directions == 2) {
-    // The other half goes the other way round, to the predecessor.
-    int64_t predecessor = view.member(d, (self + n - 1) % n);
-    startTransfer(d, predecessor, phase.messageBytes, 0,
-                  recvKey(slot + 1, predecessor), /*blocking=*/true, 0,
-                  /*tiesNegative=*/true, now);
-    ++dev.pending;
-    expectKey(dev, recvKey(slot + 1, d));
-  }
-  expectKey(dev, recvKey(slot, d));
   dev.state = DeviceState::Ring;
+  // A round in which the device neither sends nor receives (an end of a
+  // line) passes at once.
+  while (true) {
+    const Round &round = rounds[dev.round];
+    dev.pending = 0;
+    dev.numExpect = 0;
+    for (uint32_t i = round.sendsBegin; i < round.sendsEnd; ++i) {
+      const RoundSend &send = roundSends[i];
+      const GroupView &view = views[send.view];
+      int64_t n = view.size;
+      int64_t self = view.index(d);
+      uint64_t slot = info.slotBase + round.slotOffset + (i - round.sendsBegin);
+      auto peer = [&](int64_t index) -> int64_t {
+        if (send.wraps)
+          index = (index % n + n) % n;
+        else if (index < 0 || index >= n)
+          return -1;
+        return index == self ? -1 : view.member(d, index);
+      };
+      int64_t target = peer(self + send.shift);
+      if (target >= 0) {
+        startTransfer(d, target, send.bytes, 0, recvKey(slot, target),
+                      /*blocking=*/true, 0,
+                      /*tiesNegative=*/send.shift < 0, now);
+        ++dev.pending;
+      }
+      if (peer(self - send.shift) >= 0)
+        expectKey(dev, recvKey(slot, d));
+    }
+    if (dev.pending > 0)
+      return;
+    if (++dev.round == info.roundsEnd) {
+      endComm(dev, now);
+      finishStep(d, now);
+      return;
+    }
+  }
 }
 
 /// The current step of `d` ends at `now`: account its wait and go on.
@@ -722,19 +730,14 @@ void Simulation::satisfied(int64_t d, double now) {
   Device &dev = devices[d];
   dev.numExpect = 0;
   switch (dev.state) {
-  case DeviceState::Ring: {
-    const StepInfo &info = infos[dev.pc];
-    if (++dev.ringStep == phases[dev.phase].size - 1) {
-      dev.ringStep = 0;
-      if (++dev.phase == info.phasesEnd) {
-        endComm(dev, now);
-        finishStep(d, now);
-        return;
-      }
+  case DeviceState::Ring:
+    if (++dev.round == infos[dev.pc].roundsEnd) {
+      endComm(dev, now);
+      finishStep(d, now);
+      return;
     }
-    beginRingStep(d, now);
+    beginRound(d, now);
     return;
-  }
   case DeviceState::Permute:
   case DeviceState::Done:
     endComm(dev, now);
@@ -753,32 +756,46 @@ void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
                                uint64_t sendKey, uint64_t recvKey,
                                bool blocking, double delay, bool tiesNegative,
                                double now) {
-  uint32_t id;
-  if (!freeTransfers.empty()) {
-    id = freeTransfers.back();
-    freeTransfers.pop_back();
+  uint32_t group;
+  if (!freeGroups.empty()) {
+    group = freeGroups.back();
+    freeGroups.pop_back();
   } else {
-    id = transfers.size();
-    transfers.emplace_back();
+    group = groupParts.size();
+    groupParts.push_back(0);
   }
-  Transfer &t = transfers[id];
-  t.src = src;
-  t.dst = dst;
-  t.sendKey = sendKey;
-  t.recvKey = recvKey;
-  t.bytes = t.remaining = bytes;
-  t.rate = 0;
-  t.fluidStart = -1;
-  t.blocking = blocking;
-  ++t.version;
-  topology.route(assignment.physical(src), assignment.physical(dst), t.links,
-                 tiesNegative);
-  int64_t hops = topology.getKind() == InterconnectKind::Switch
-                     ? 1
-                     : static_cast<int64_t>(t.links.size());
-  devices[src].bytesSent += bytes * hops;
-  push(now + delay + hops * hw.hopLatency, EventKind::FluidStart, id,
-       t.version);
+  topology.routes(assignment.physical(src), assignment.physical(dst),
+                  routeScratch, tiesNegative);
+  groupParts[group] = routeScratch.size();
+  double part = bytes / static_cast<double>(routeScratch.size());
+  for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
+    uint32_t id;
+    if (!freeTransfers.empty()) {
+      id = freeTransfers.back();
+      freeTransfers.pop_back();
+    } else {
+      id = transfers.size();
+      transfers.emplace_back();
+    }
+    Transfer &t = transfers[id];
+    t.src = src;
+    t.dst = dst;
+    t.sendKey = sendKey;
+    t.recvKey = recvKey;
+    t.bytes = t.remaining = part;
+    t.rate = 0;
+    t.fluidStart = -1;
+    t.blocking = blocking;
+    t.group = group;
+    ++t.version;
+    t.links.assign(route.begin(), route.end());
+    int64_t hops = topology.getKind() == InterconnectKind::Switch
+                       ? 1
+                       : static_cast<int64_t>(t.links.size());
+    devices[src].bytesSent += part * hops;
+    push(now + delay + hops * hw.hopLatency, EventKind::FluidStart, id,
+         t.version);
+  }
 }
 
 double Simulation::rateOf(const Transfer &t) const {
@@ -859,8 +876,13 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   int64_t src = t.src, dst = t.dst;
   uint64_t sendKey = t.sendKey, recvKey = t.recvKey;
   bool blocking = t.blocking;
+  uint32_t group = t.group;
   ++t.version;
   freeTransfers.push_back(id);
+  // The transfer arrives with its last part.
+  if (--groupParts[group] > 0)
+    return;
+  freeGroups.push_back(group);
 
   // The sender first: its own send done.
   Device &sender = devices[src];
@@ -902,7 +924,7 @@ llvm::Error Simulation::run() {
     case EventKind::Resume: {
       Device &dev = devices[event.id];
       if (dev.state == DeviceState::Launching) {
-        beginRingStep(event.id, now);
+        beginRound(event.id, now);
       } else {
         assert(dev.state == DeviceState::Computing && "unexpected resume");
         ++dev.pc;
@@ -1013,14 +1035,13 @@ SimReport Simulation::makeReport() const {
   return report;
 }
 
-llvm::Expected<SimReport> mlir::ovl::simulate(
-    const SimProgram &program, const HardwareDescription &hardware,
-    const Topology &topology, const DeviceAssignment &assignment,
-    const SimOptions &options) {
+llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
+                                              const MachineModel &machine,
+                                              const SimOptions &options) {
   std::optional<detail::TraceRecord> trace;
   if (options.trace)
     trace.emplace();
-  Simulation simulation(program, hardware, topology, assignment, options,
+  Simulation simulation(program, machine, options,
                         /*statsDevice=*/-1, trace ? &*trace : nullptr);
   if (llvm::Error err = simulation.prepare())
     return std::move(err);
@@ -1031,8 +1052,8 @@ llvm::Expected<SimReport> mlir::ovl::simulate(
   if (!simulation.hasPerDeviceStats()) {
     // Too many (device, op) pairs to keep: run again (deterministically the
     // same) keeping the waits of the critical device only.
-    Simulation again(program, hardware, topology, assignment, options,
-                     report.criticalDevice, nullptr);
+    Simulation again(program, machine, options, report.criticalDevice,
+                     nullptr);
     if (llvm::Error err = again.prepare())
       return std::move(err);
     if (llvm::Error err = again.run())
@@ -1041,7 +1062,8 @@ llvm::Expected<SimReport> mlir::ovl::simulate(
   }
 
   if (options.trace)
-    detail::writeChromeTrace(*trace, program, topology,
-                             assignment.getNumLogicalDevices(), *options.trace);
+    detail::writeChromeTrace(*trace, program, machine.topology,
+                             machine.assignment.getNumLogicalDevices(),
+                             *options.trace);
   return report;
 }

@@ -156,8 +156,7 @@ int main(int argc, char **argv) {
     simOptions.trace = &trace->os();
   }
   Expected<mlir::ovl::SimReport> report =
-      mlir::ovl::simulate(*program, machine->hardware, machine->topology,
-                          machine->assignment, simOptions);
+      mlir::ovl::simulate(*program, *machine, simOptions);
   if (!report) {
     errs() << "overlap-sim: " << toString(report.takeError()) << "\n";
     return 1;

@@ -13,7 +13,7 @@
 #define OVERLAPDIALECT_ANALYSIS_SIMPROGRAMBUILDER_H
 
 #include "OverlapDialect/Analysis/MachineModel.h"
-#include "OverlapDialect/Simulator/Program.h"
+#include "OverlapDialect/CostModel/Program.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"

@@ -3,7 +3,8 @@
 // Plays a SimProgram on every device of a DeviceAssignment: one compute
 // stream per device, one queue per directed link shared by the transfers on
 // it, per-hop latency, a limit on asynchronous transfers in flight, blocking
-// collectives run as ring algorithms over the topology's links. Reports what
+// collectives run as the rounds of their CollectivePlan over the topology's
+// links. Reports what
 // a compiler engineer asks of a schedule: step time, compute, total and
 // exposed communication, overlap, FLOP/s and utilization, and where the time
 // goes per op; optionally a Chrome/Perfetto trace.
@@ -13,9 +14,8 @@
 #ifndef OVERLAPDIALECT_SIMULATOR_SIMULATOR_H
 #define OVERLAPDIALECT_SIMULATOR_SIMULATOR_H
 
-#include "OverlapDialect/CostModel/Hardware.h"
-#include "OverlapDialect/Simulator/Program.h"
-#include "OverlapDialect/Simulator/Topology.h"
+#include "OverlapDialect/CostModel/Machine.h"
+#include "OverlapDialect/CostModel/Program.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -77,13 +77,11 @@ struct SimReport {
   int64_t events = 0;
 };
 
-/// Simulates `program` on all logical devices of `assignment`. Fails with a
+/// Simulates `program` on all logical devices of `machine`. Fails with a
 /// message on an inconsistent program (a permute whose pairs do not fit the
 /// group, a done without its start, a deadlock).
 llvm::Expected<SimReport> simulate(const SimProgram &program,
-                                   const HardwareDescription &hardware,
-                                   const Topology &topology,
-                                   const DeviceAssignment &assignment,
+                                   const MachineModel &machine,
                                    const SimOptions &options = {});
 
 /// The report as JSON: the fields of SimReport under their names here

@@ -1,10 +1,11 @@
 //===- LowerToICI.cpp - Collectives as link-level transfers ---------------===//
 //
 // Records on every collective which links it uses on the pod, for one
-// logical device: the ring successor (and predecessor, when the ring runs
-// both ways) of each grid axis with its route, or the target of a permute.
-// The simulator lowers collectives the same way; this makes the mapping of
-// grid axes onto torus dimensions visible to users and tests.
+// logical device: the plan of a blocking collective (its algorithm, rounds
+// and estimate, and per ring the successor and predecessor this device
+// sends to, with routes), or the target of a permute. The simulator plays
+// the same plans; this makes the mapping of grid axes onto torus dimensions
+// visible to users and tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,55 +37,26 @@ public:
                    int64_t device)
       : builder(builder), machine(machine), device(device) {}
 
-  /// One ring of `bytesPerStep` along `axis`, one way or both.
-  void addRing(StringRef phase, int16_t axis, double bytesPerStep,
-               RingDirection direction) {
-    const DeviceAssignment &placed = machine.assignment;
-    int64_t size = placed.getGridShape()[axis];
-    if (size == 1)
-      return;
-    int64_t index = placed.groupIndex(device, {axis});
-    int64_t maxHops = 0;
-    for (int64_t k = 0; k < size; ++k)
-      maxHops = std::max(maxHops, hopsBetween(axis, k, (k + 1) % size));
-    bool both = direction == RingDirection::Bidirectional;
-    double bytes = both ? bytesPerStep / 2 : bytesPerStep;
-    auto add = [&](StringRef way, int64_t peerIndex) {
-      int64_t peer = placed.groupMember(device, {axis}, peerIndex);
-      SmallVector<NamedAttribute> fields = entry(peer, bytes, size - 1);
-      fields.push_back(
-          builder.getNamedAttr("phase", builder.getStringAttr(phase)));
-      fields.push_back(
-          builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)));
-      fields.push_back(
-          builder.getNamedAttr("direction", builder.getStringAttr(way)));
-      fields.push_back(builder.getNamedAttr(
-          "ring_max_hops", builder.getI64IntegerAttr(maxHops)));
-      transfers.push_back(builder.getDictionaryAttr(fields));
-    };
-    add("forward", (index + 1) % size);
-    if (both)
-      add("backward", (index + size - 1) % size);
-  }
-
-  /// The collective's rings: an all-gather grows its data axis by axis, a
-  /// reduce-scatter shrinks it in the reverse order (as the cost model).
-  void addGather(ArrayRef<int16_t> axes, double shardBytes,
-                 RingDirection direction, StringRef phase = "all_gather") {
-    double bytes = shardBytes;
-    for (int16_t axis : axes) {
-      addRing(phase, axis, bytes, direction);
-      bytes *= machine.assignment.getGridShape()[axis];
-    }
-  }
-  void addScatter(ArrayRef<int16_t> axes, double resultBytes,
-                  RingDirection direction) {
-    double bytes = resultBytes;
-    for (int16_t axis : axes)
-      bytes *= machine.assignment.getGridShape()[axis];
-    for (int16_t axis : axes) {
-      bytes /= machine.assignment.getGridShape()[axis];
-      addRing("reduce_scatter", axis, bytes, direction);
+  /// The rings of a collective's plan: for every phase, the sends of this
+  /// device (to its successor, and its predecessor when the ring runs both
+  /// ways), their bytes in the phase's first round and the phase's rounds.
+  void addPlan(const CollectivePlan &plan) {
+    fields.push_back(builder.getNamedAttr(
+        "algorithm", builder.getStringAttr(plan.describe())));
+    fields.push_back(builder.getNamedAttr(
+        "rounds",
+        builder.getI64IntegerAttr(static_cast<int64_t>(plan.rounds.size()))));
+    // An all-reduce's phases are a reduce-scatter's, then an all-gather's.
+    size_t scatterPhases = plan.kind == CollectiveKind::AllReduce
+                               ? plan.phases.size() / 2
+                               : plan.phases.size();
+    for (auto [i, phase] : llvm::enumerate(plan.phases)) {
+      StringRef name = plan.kind == CollectiveKind::AllGather ||
+                               (plan.kind == CollectiveKind::AllReduce &&
+                                i >= scatterPhases)
+                           ? "all_gather"
+                           : "reduce_scatter";
+      addPhase(name, phase, plan.parts);
     }
   }
 
@@ -94,14 +66,13 @@ public:
     int64_t index = placed.groupIndex(device, axes);
     for (auto [source, target] : pairs)
       if (source == index) {
-        SmallVector<NamedAttribute> fields =
-            entry(placed.groupMember(device, axes, target), bytes, 1);
-        transfers.push_back(builder.getDictionaryAttr(fields));
+        SmallVector<NamedAttribute> entry = describeTransfer(
+            placed.groupMember(device, axes, target), bytes, /*rounds=*/1);
+        transfers.push_back(builder.getDictionaryAttr(entry));
       }
   }
 
   DictionaryAttr finish(std::optional<double> estimate) {
-    SmallVector<NamedAttribute> fields;
     if (estimate)
       fields.push_back(builder.getNamedAttr(
           "estimate_s", builder.getF64FloatAttr(*estimate)));
@@ -111,42 +82,78 @@ public:
   }
 
 private:
-  int64_t hopsBetween(int16_t axis, int64_t a, int64_t b) const {
+  void addPhase(StringRef name, const CollectivePhase &phase, unsigned parts) {
     const DeviceAssignment &placed = machine.assignment;
-    return machine.topology.hops(
-        placed.physical(placed.groupMember(device, {axis}, a)),
-        placed.physical(placed.groupMember(device, {axis}, b)));
+    int64_t index = placed.groupIndex(device, phase.axes);
+    auto add = [&](StringRef way, int64_t peerIndex) {
+      if (!phase.wraps() && (peerIndex < 0 || peerIndex >= phase.size))
+        return;
+      peerIndex = (peerIndex % phase.size + phase.size) % phase.size;
+      SmallVector<NamedAttribute> entry = describeTransfer(
+          placed.groupMember(device, phase.axes, peerIndex), phase.sendBytes,
+          phase.numRounds, /*negative=*/way == "backward");
+      entry.push_back(builder.getNamedAttr("phase", builder.getStringAttr(name)));
+      entry.push_back(builder.getNamedAttr(
+          "axes", builder.getDenseI16ArrayAttr(phase.axes)));
+      entry.push_back(
+          builder.getNamedAttr("direction", builder.getStringAttr(way)));
+      if (parts > 1)
+        entry.push_back(builder.getNamedAttr(
+            "part", builder.getI64IntegerAttr(phase.part)));
+      transfers.push_back(builder.getDictionaryAttr(entry));
+    };
+    add("forward", index + 1);
+    if (phase.bothWays())
+      add("backward", index - 1);
   }
 
-  SmallVector<NamedAttribute> entry(int64_t peer, double bytes, int64_t steps) {
+  /// One transfer to logical device `peer`: its routes (one per port), hops,
+  /// bytes and how many rounds it repeats.
+  SmallVector<NamedAttribute> describeTransfer(int64_t peer, double bytes,
+                                               int64_t rounds,
+                                               bool negative = false) {
     const Topology &topo = machine.topology;
     int64_t from = machine.assignment.physical(device);
     int64_t to = machine.assignment.physical(peer);
-    SmallVector<int64_t> links;
-    topo.route(from, to, links);
-    SmallVector<Attribute> route;
-    for (int64_t link : links)
-      route.push_back(builder.getStringAttr(topo.describeLink(link)));
+    SmallVector<SmallVector<int64_t, 8>, 3> routes;
+    topo.routes(from, to, routes, negative);
+    auto describeRoute = [&](ArrayRef<int64_t> links) {
+      SmallVector<Attribute> route;
+      for (int64_t link : links)
+        route.push_back(builder.getStringAttr(topo.describeLink(link)));
+      return builder.getArrayAttr(route);
+    };
     std::string coords =
         "(" +
         llvm::join(llvm::map_range(topo.coordinates(to),
                                    [](int64_t c) { return std::to_string(c); }),
                    ",") +
         ")";
-    return {
+    SmallVector<NamedAttribute> entry = {
         builder.getNamedAttr("to", builder.getStringAttr(coords)),
-        builder.getNamedAttr("route", builder.getArrayAttr(route)),
         builder.getNamedAttr("hops",
                              builder.getI64IntegerAttr(topo.hops(from, to))),
         builder.getNamedAttr(
             "bytes", builder.getI64IntegerAttr(static_cast<int64_t>(bytes))),
-        builder.getNamedAttr("steps", builder.getI64IntegerAttr(steps)),
+        builder.getNamedAttr("rounds", builder.getI64IntegerAttr(rounds)),
     };
+    if (routes.size() == 1) {
+      entry.push_back(
+          builder.getNamedAttr("route", describeRoute(routes.front())));
+    } else {
+      SmallVector<Attribute> all;
+      for (const SmallVector<int64_t, 8> &route : routes)
+        all.push_back(describeRoute(route));
+      entry.push_back(
+          builder.getNamedAttr("routes", builder.getArrayAttr(all)));
+    }
+    return entry;
   }
 
   Builder &builder;
   const MachineModel &machine;
   int64_t device;
+  SmallVector<NamedAttribute> fields;
   SmallVector<Attribute> transfers;
 };
 
@@ -187,38 +194,21 @@ struct OvlLowerToICIPass
       }
       TransferRecorder recorder(builder, machine, device);
       ArrayRef<int16_t> axes = op.getGridAxes();
+      std::optional<double> bytes = getStaticBytes(op.getPayloadType());
       std::optional<double> estimate;
-      if (auto gather = dyn_cast<AllGatherOp>(op.getOperation())) {
-        if (std::optional<double> bytes =
-                getStaticBytes(gather.getInput().getType()))
-          recorder.addGather(axes, *bytes, direction);
-        estimate = estimateCollective(op, machine, direction);
-      } else if (auto scatter = dyn_cast<ReduceScatterOp>(op.getOperation())) {
-        if (std::optional<double> bytes =
-                getStaticBytes(scatter.getResult().getType()))
-          recorder.addScatter(axes, *bytes, direction);
-        estimate = estimateCollective(op, machine, direction);
-      } else if (auto reduce = dyn_cast<AllReduceOp>(op.getOperation())) {
-        if (std::optional<double> bytes =
-                getStaticBytes(reduce.getInput().getType())) {
-          double shard = *bytes / machine.assignment.groupSize(axes);
-          recorder.addScatter(axes, shard, direction);
-          recorder.addGather(axes, shard, direction);
+      if (std::optional<CollectiveKind> kind = op.getCollectiveKind()) {
+        if (bytes) {
+          CollectivePlan plan =
+              machine.planCollective(*kind, *bytes, axes, direction);
+          recorder.addPlan(plan);
+          estimate = plan.seconds;
         }
-        estimate = estimateCollective(op, machine, direction);
-      } else if (auto permute =
-                     dyn_cast<CollectivePermuteOp>(op.getOperation())) {
-        if (std::optional<double> bytes =
-                getStaticBytes(permute.getInput().getType()))
-          recorder.addPermute(axes, permute.getSourceTargetPairs(), *bytes);
-        estimate = estimateCollective(op, machine, direction);
-      } else if (auto start =
-                     dyn_cast<CollectivePermuteStartOp>(op.getOperation())) {
-        if (std::optional<double> bytes =
-                getStaticBytes(start.getInput().getType()))
-          recorder.addPermute(axes, start.getSourceTargetPairs(), *bytes);
       } else {
-        return WalkResult::advance();
+        if (bytes)
+          recorder.addPermute(axes, op.getSourceTargetPairs(), *bytes);
+        // A start's transfer overlaps what follows it: no blocking time.
+        if (isa<CollectivePermuteOp>(op.getOperation()))
+          estimate = estimateCollective(op, machine, direction);
       }
       op->setAttr("ovl.ici", recorder.finish(estimate));
       return WalkResult::advance();

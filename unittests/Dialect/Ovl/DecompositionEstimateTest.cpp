@@ -166,17 +166,32 @@ TEST_F(DecompositionEstimateTest, ReduceScatterOnWrappingRing) {
   EXPECT_DOUBLE_EQ(bidi.loopComp, 2 * c + add);
 }
 
+/// Ring permutes of one shard along `axes`, one per shift, issued together.
+TransferLoad ringLoad(const MachineModel &model, ArrayRef<int16_t> axes,
+                      ArrayRef<int64_t> shifts) {
+  SmallVector<GroupTransfers> transfers;
+  int64_t n = model.assignment.groupSize(axes);
+  for (int64_t shift : shifts) {
+    GroupTransfers &group = transfers.emplace_back();
+    group.axes.assign(axes.begin(), axes.end());
+    group.bytes = 1;
+    for (int64_t i = 0; i < n; ++i)
+      group.pairs.emplace_back(i, ((i - shift) % n + n) % n);
+  }
+  return model.getLoad(transfers);
+}
+
 /// Without wrap-around the ring's closing edge walks back over the line,
 /// three hops, and both directions at once share every link.
 TEST_F(DecompositionEstimateTest, LineWithoutWrapAround) {
   MachineModel model = machine("tpu-v4", "1x1x4");
   ASSERT_FALSE(model.topology.hasWrapAround());
-  RingStepLoad left = model.getRingStepLoad({0}, {1});
+  TransferLoad left = ringLoad(model, {0}, {1});
   EXPECT_EQ(left.maxHops, 3);
-  EXPECT_EQ(left.maxLinkLoad, 1);
-  RingStepLoad both = model.getRingStepLoad({0}, {1, -1});
+  EXPECT_EQ(left.maxLinkBytes, 1);
+  TransferLoad both = ringLoad(model, {0}, {1, -1});
   EXPECT_EQ(both.maxHops, 3);
-  EXPECT_EQ(both.maxLinkLoad, 2);
+  EXPECT_EQ(both.maxLinkBytes, 2);
   double c = comp(gather, model) / 4;
   DecompositionEstimate uni = estimate(gather, model, 1, false);
   EXPECT_DOUBLE_EQ(uni.ring, 3 * model.costModel.permuteTime(kShardBytes, 3));
@@ -191,10 +206,10 @@ TEST_F(DecompositionEstimateTest, LineWithoutWrapAround) {
 /// device starts at once share its egress.
 TEST_F(DecompositionEstimateTest, Switch) {
   MachineModel model = machine("h100-nvlink", "");
-  RingStepLoad two = model.getRingStepLoad({0}, {2});
+  TransferLoad two = ringLoad(model, {0}, {2});
   EXPECT_EQ(two.maxHops, 1);
-  EXPECT_EQ(two.maxLinkLoad, 1);
-  EXPECT_EQ(model.getRingStepLoad({0}, {1, -1}).maxLinkLoad, 2);
+  EXPECT_EQ(two.maxLinkBytes, 1);
+  EXPECT_EQ(ringLoad(model, {0}, {1, -1}).maxLinkBytes, 2);
   DecompositionEstimate unrolled = estimate(scatter, model, 2, false);
   EXPECT_DOUBLE_EQ(unrolled.ring,
                    2 * model.costModel.permuteTime(kShardBytes, 1));

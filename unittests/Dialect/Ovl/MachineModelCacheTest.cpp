@@ -108,8 +108,9 @@ TEST_F(MachineModelCacheTest, ReportsWhyAMachineCannotBeBuilt) {
             std::string::npos);
 }
 
-/// A permute's transfer is permuteTime of its bytes over its longest route;
-/// a start's transfer is priced like the blocking permute with its pairs.
+/// A permute's transfer is priced with every group's transfers routed
+/// together: the longest route's latency and the busiest link's bytes; a
+/// start's transfer is priced like the blocking permute with its pairs.
 TEST_F(MachineModelCacheTest, PricesPermuteTransfersOverTheirRoutes) {
   // A line of 8 chips without wrap-around: the shift by one closes the ring
   // over 7 hops, the shift by three over 5.
@@ -138,7 +139,13 @@ TEST_F(MachineModelCacheTest, PricesPermuteTransfersOverTheirRoutes) {
   std::optional<double> started =
       estimatePermuteTransfer(collectives[3], *machine);
   ASSERT_TRUE(started.has_value());
-  EXPECT_DOUBLE_EQ(*started, machine->costModel.permuteTime(bytes, threeSteps));
+  // Three transfers cross the links in the middle of the line each way
+  // (1->4, 2->5 and 3->6 forward; 5->0, 6->1 and 7->2 back over 4->3), the
+  // backward ones after 5 hops: launch + 5 alpha + 3 bytes / B.
+  const HardwareDescription &hw = machine->hardware;
+  EXPECT_DOUBLE_EQ(*started, hw.collectiveLaunchOverhead +
+                                 threeSteps * hw.hopLatency +
+                                 3 * bytes / hw.linkBandwidth);
   // Only permutes have a transfer of their own.
   EXPECT_FALSE(estimatePermuteTransfer(module->getOperation(), *machine));
 }

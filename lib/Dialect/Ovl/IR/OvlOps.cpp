@@ -479,6 +479,12 @@ std::optional<int64_t> AllGatherOp::getBytesSentPerDevice(int64_t groupSize) {
   return (groupSize - 1) * *bytes;
 }
 
+std::optional<CollectiveKind> AllGatherOp::getCollectiveKind() {
+  return CollectiveKind::AllGather;
+}
+
+Type AllGatherOp::getPayloadType() { return getInput().getType(); }
+
 //===----------------------------------------------------------------------===//
 // ReduceScatterOp
 //===----------------------------------------------------------------------===//
@@ -509,6 +515,12 @@ ReduceScatterOp::getBytesSentPerDevice(int64_t groupSize) {
   return (groupSize - 1) * *bytes;
 }
 
+std::optional<CollectiveKind> ReduceScatterOp::getCollectiveKind() {
+  return CollectiveKind::ReduceScatter;
+}
+
+Type ReduceScatterOp::getPayloadType() { return getResult().getType(); }
+
 //===----------------------------------------------------------------------===//
 // AllReduceOp
 //===----------------------------------------------------------------------===//
@@ -527,6 +539,12 @@ std::optional<int64_t> AllReduceOp::getBytesSentPerDevice(int64_t groupSize) {
   // A reduce-scatter then an all-gather of 1/N of the tensor each step.
   return 2 * (groupSize - 1) * *bytes / groupSize;
 }
+
+std::optional<CollectiveKind> AllReduceOp::getCollectiveKind() {
+  return CollectiveKind::AllReduce;
+}
+
+Type AllReduceOp::getPayloadType() { return getInput().getType(); }
 
 //===----------------------------------------------------------------------===//
 // CollectivePermuteOp
@@ -555,6 +573,12 @@ CollectivePermuteOp::getSourceTargetPairs() {
 std::optional<int64_t> CollectivePermuteOp::getBytesSentPerDevice(int64_t) {
   return getPermuteBytes(getInput().getType(), getPairs());
 }
+
+std::optional<CollectiveKind> CollectivePermuteOp::getCollectiveKind() {
+  return std::nullopt;
+}
+
+Type CollectivePermuteOp::getPayloadType() { return getInput().getType(); }
 
 //===----------------------------------------------------------------------===//
 // CollectivePermuteStartOp
@@ -590,6 +614,14 @@ CollectivePermuteStartOp::getSourceTargetPairs() {
 std::optional<int64_t>
 CollectivePermuteStartOp::getBytesSentPerDevice(int64_t) {
   return getPermuteBytes(getInput().getType(), getPairs());
+}
+
+std::optional<CollectiveKind> CollectivePermuteStartOp::getCollectiveKind() {
+  return std::nullopt;
+}
+
+Type CollectivePermuteStartOp::getPayloadType() {
+  return getInput().getType();
 }
 
 //===----------------------------------------------------------------------===//

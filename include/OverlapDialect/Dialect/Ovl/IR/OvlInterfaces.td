@@ -14,9 +14,9 @@ def Ovl_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   let cppNamespace = "::mlir::ovl";
   let description = [{
     An operation that communicates among the devices of groups spanned by
-    some axes of a `shard.grid`. Gives the grid, the axes and the bytes each
-    device sends, so that cost models and the link-level lowering need not
-    know the individual ops.
+    some axes of a `shard.grid`. Gives the grid, the axes, what kind of
+    communication it is and its payload, so that cost models, the simulator
+    and the link-level lowering need not know the individual ops.
   }];
   let methods = [
     InterfaceMethod<"The `shard.grid` symbol the collective runs on.",
@@ -32,6 +32,24 @@ def Ovl_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       }],
       "std::optional<int64_t>", "getBytesSentPerDevice",
       (ins "int64_t":$groupSize)>,
+    InterfaceMethod<[{
+        The blocking collective this is (all-gather, reduce-scatter,
+        all-reduce), or `std::nullopt` for a point-to-point permute.
+      }],
+      "std::optional<::mlir::ovl::CollectiveKind>", "getCollectiveKind">,
+    InterfaceMethod<[{
+        The tensor whose bytes the cost model prices: the shard each device
+        contributes (all-gather), the shard each device ends with
+        (reduce-scatter), the buffer each device holds (all-reduce), the data
+        each device sends (permutes).
+      }],
+      "::mlir::Type", "getPayloadType">,
+    InterfaceMethod<[{
+        The (source, target) group indices of a permute; empty for the
+        other collectives.
+      }],
+      "::llvm::SmallVector<std::pair<int64_t, int64_t>>",
+      "getSourceTargetPairs", (ins), [{}], [{ return {}; }]>,
   ];
   let extraClassDeclaration = [{
     /// The grid this collective names, or null when the symbol does not

@@ -7,6 +7,7 @@
 #ifndef OVERLAPDIALECT_DIALECT_OVL_IR_OVLOPS_H
 #define OVERLAPDIALECT_DIALECT_OVL_IR_OVLOPS_H
 
+#include "OverlapDialect/CostModel/CollectiveKind.h"
 #include "OverlapDialect/Dialect/Ovl/IR/EinsumEquation.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlDialect.h"
 

@@ -4,12 +4,11 @@
 // or chosen for a device count), numbering of devices and links, and
 // dimension-order routing. Device assignments: the placement of a grid's
 // logical devices on physical ones, the group arithmetic the simulator uses
-// to find ring and permute peers, and the view of a grid axis as a RingDim
-// for the cost model.
+// to find ring and permute peers.
 //
 //===----------------------------------------------------------------------===//
 
-#include "OverlapDialect/Simulator/Topology.h"
+#include "OverlapDialect/CostModel/Topology.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -199,8 +198,8 @@ int64_t Topology::deviceAt(llvm::ArrayRef<int64_t> coordinates) const {
 }
 
 void Topology::route(int64_t src, int64_t dst,
-                     llvm::SmallVectorImpl<int64_t> &links,
-                     bool tiesNegative) const {
+                     llvm::SmallVectorImpl<int64_t> &links, bool tiesNegative,
+                     unsigned firstDim) const {
   links.clear();
   if (src == dst)
     return;
@@ -218,7 +217,8 @@ void Topology::route(int64_t src, int64_t dst,
     strides[d - 1] = strides[d] * extents[d];
 
   int64_t device = src;
-  for (int64_t d = 0; d < rank; ++d) {
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t d = (firstDim + i) % rank;
     int64_t n = extents[d];
     if (cur[d] == target[d])
       continue;
@@ -240,6 +240,31 @@ void Topology::route(int64_t src, int64_t dst,
     }
   }
   assert(device == dst && "route does not arrive");
+}
+
+void Topology::routes(
+    int64_t src, int64_t dst,
+    llvm::SmallVectorImpl<llvm::SmallVector<int64_t, 8>> &result,
+    bool tiesNegative) const {
+  result.clear();
+  if (src == dst)
+    return;
+  llvm::SmallVector<unsigned, 3> differing;
+  if (kind == InterconnectKind::Torus) {
+    llvm::SmallVector<int64_t, 3> a = coordinates(src), b = coordinates(dst);
+    for (unsigned d = 0; d < a.size(); ++d)
+      if (a[d] != b[d])
+        differing.push_back(d);
+  }
+  if (differing.size() <= 1) {
+    result.emplace_back();
+    route(src, dst, result.back(), tiesNegative);
+    return;
+  }
+  for (unsigned first : differing) {
+    result.emplace_back();
+    route(src, dst, result.back(), tiesNegative, first);
+  }
 }
 
 int64_t Topology::hops(int64_t src, int64_t dst) const {
@@ -389,35 +414,4 @@ int64_t DeviceAssignment::groupMember(int64_t logical,
     index /= extent;
   }
   return member;
-}
-
-RingDim DeviceAssignment::ringDim(const Topology &topology, int16_t axis,
-                                  int64_t logical) const {
-  assert(axis >= 0 && static_cast<size_t>(axis) < gridShape.size() &&
-         "axis out of range");
-  int64_t size = gridShape[axis];
-  if (size <= 1)
-    return RingDim{size, true};
-  int64_t stride = axisStride(gridShape, axis);
-  int64_t first = logical - (logical / stride % size) * stride;
-  int64_t longest = 0;
-  for (int64_t i = 0; i + 1 < size; ++i)
-    longest =
-        std::max(longest, topology.hops(physical(first + i * stride),
-                                        physical(first + (i + 1) * stride)));
-  int64_t closing =
-      topology.hops(physical(first + (size - 1) * stride), physical(first));
-  if (size == 2 && topology.getKind() == InterconnectKind::Torus) {
-    // Two members are each other's successor and predecessor: the two
-    // halves of a bidirectional step only travel separate links when the
-    // way round in the other direction is as short (an extent-2 dimension
-    // with wrap-around). Otherwise they share one link, as without
-    // wrap-around.
-    llvm::SmallVector<int64_t> forward, backward;
-    topology.route(physical(first), physical(first + stride), forward);
-    topology.route(physical(first), physical(first + stride), backward,
-                   /*tiesNegative=*/true);
-    return RingDim{size, forward != backward};
-  }
-  return RingDim{size, closing <= longest};
 }

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OVERLAPDIALECT_SIMULATOR_PROGRAM_H
-#define OVERLAPDIALECT_SIMULATOR_PROGRAM_H
+#ifndef OVERLAPDIALECT_COSTMODEL_PROGRAM_H
+#define OVERLAPDIALECT_COSTMODEL_PROGRAM_H
 
 #include "OverlapDialect/CostModel/CostModel.h"
 #include "OverlapDialect/CostModel/Hardware.h"
@@ -88,4 +88,4 @@ struct SimProgram {
 } // namespace ovl
 } // namespace mlir
 
-#endif // OVERLAPDIALECT_SIMULATOR_PROGRAM_H
+#endif // OVERLAPDIALECT_COSTMODEL_PROGRAM_H

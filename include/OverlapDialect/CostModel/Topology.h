@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef OVERLAPDIALECT_SIMULATOR_TOPOLOGY_H
-#define OVERLAPDIALECT_SIMULATOR_TOPOLOGY_H
+#ifndef OVERLAPDIALECT_COSTMODEL_TOPOLOGY_H
+#define OVERLAPDIALECT_COSTMODEL_TOPOLOGY_H
 
 #include "OverlapDialect/CostModel/CostModel.h"
 #include "OverlapDialect/CostModel/Hardware.h"
@@ -73,13 +73,23 @@ public:
   llvm::SmallVector<int64_t, 3> coordinates(int64_t device) const;
   int64_t deviceAt(llvm::ArrayRef<int64_t> coordinates) const;
 
-  /// The links from `src` to `dst` in order: dimension-order routing (x,
-  /// then y, then z), each dimension the shorter way round when it wraps
+  /// The links from `src` to `dst` in order: dimension-order routing
+  /// starting at dimension `firstDim` (x, then y, then z from `firstDim` = 0;
+  /// y, z, x from 1), each dimension the shorter way round when it wraps
   /// (ties positive, or negative with `tiesNegative`: the backward half of a
   /// bidirectional ring of two goes round the other way). Empty when
   /// src == dst.
   void route(int64_t src, int64_t dst, llvm::SmallVectorImpl<int64_t> &links,
-             bool tiesNegative = false) const;
+             bool tiesNegative = false, unsigned firstDim = 0) const;
+  /// The routes a point-to-point transfer from `src` to `dst` splits over,
+  /// one per port: on a torus, one dimension-order route starting at each
+  /// dimension in which the two differ (the rotations of the dimension
+  /// order, which share no link), each carrying an equal part of the bytes;
+  /// one route on a switch or when they differ in one dimension; none when
+  /// src == dst.
+  void routes(int64_t src, int64_t dst,
+              llvm::SmallVectorImpl<llvm::SmallVector<int64_t, 8>> &result,
+              bool tiesNegative = false) const;
   int64_t hops(int64_t src, int64_t dst) const;
 
 private:
@@ -118,15 +128,6 @@ public:
   int64_t groupMember(int64_t logical, llvm::ArrayRef<int16_t> axes,
                       int64_t index) const;
 
-  /// How the group along `axis` containing `logical` looks to the cost
-  /// model as a ring in group-index order: its size, and whether it wraps,
-  /// i.e. whether its closing edge (last member to first) is one hop like
-  /// the others rather than a walk back along the line. A ring of two wraps
-  /// only when its two members are joined by two distinct links each way,
-  /// so that a bidirectional step's halves do not share one.
-  RingDim ringDim(const Topology &topology, int16_t axis,
-                  int64_t logical = 0) const;
-
 private:
   llvm::SmallVector<int64_t, 4> gridShape;
   std::vector<int64_t> placement;
@@ -135,4 +136,4 @@ private:
 } // namespace ovl
 } // namespace mlir
 
-#endif // OVERLAPDIALECT_SIMULATOR_TOPOLOGY_H
+#endif // OVERLAPDIALECT_COSTMODEL_TOPOLOGY_H

@@ -3,12 +3,12 @@
 // Building topologies (given, parsed, default extents) and their errors, the
 // wrap-around rule, link numbering and dimension-order routes on tori with
 // and without wrap-around and on a switch, and device assignments: row-major
-// and listed placements, their errors, group arithmetic over several axes and
-// the RingDim a grid axis shows the cost model.
+// and listed placements, their errors and group arithmetic over several
+// axes. How a placement shapes a collective is CollectivePlanTest's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "OverlapDialect/Simulator/Topology.h"
+#include "OverlapDialect/CostModel/Topology.h"
 
 #include "gtest/gtest.h"
 
@@ -149,9 +149,6 @@ TEST(TopologyTest, WrapAroundPerDimensionOnV5e) {
   EXPECT_EQ(slice.describe(), "8x16 torus with wrap-around on y only");
   EXPECT_EQ(slice.hops(slice.deviceAt({0, 0}), slice.deviceAt({0, 15})), 1);
   EXPECT_EQ(slice.hops(slice.deviceAt({0, 0}), slice.deviceAt({7, 0})), 7);
-  DeviceAssignment grid = mustRowMajor({8, 16}, slice);
-  EXPECT_FALSE(grid.ringDim(slice, 0).wrapAround);
-  EXPECT_TRUE(grid.ringDim(slice, 1).wrapAround);
   EXPECT_TRUE(mustParse(v5e, "16x16").hasWrapAround());
 }
 
@@ -269,47 +266,6 @@ TEST(TopologyTest, RowMajorMapsGridAxesOntoTrailingDimensions) {
                       "torus has only 64"),
             std::string::npos);
   EXPECT_NE(errorOf(DeviceAssignment::rowMajor({0, 8}, topology)), "");
-}
-
-TEST(TopologyTest, RingDimWrapsWhenTheClosingEdgeIsShort) {
-  // A whole cube wraps in every dimension.
-  Topology cube = mustParse(tpuV4(), "4x4x4");
-  DeviceAssignment grid3 = mustRowMajor({4, 4, 4}, cube);
-  for (int16_t axis = 0; axis < 3; ++axis) {
-    RingDim dim = grid3.ringDim(cube, axis, 37);
-    EXPECT_EQ(dim.size, 4);
-    EXPECT_TRUE(dim.wrapAround);
-  }
-  // An axis over two wrapped dimensions: row changes and the closing edge
-  // are both two hops.
-  DeviceAssignment grid2 = mustRowMajor({4, 16}, cube);
-  RingDim wide = grid2.ringDim(cube, 1);
-  EXPECT_EQ(wide.size, 16);
-  EXPECT_TRUE(wide.wrapAround);
-
-  // Without wrap-around the closing edge walks the line back; two devices
-  // have one link pair, which both directions of a bidirectional ring share.
-  Topology open = mustParse(tpuV4(), "2x2x8");
-  ASSERT_FALSE(open.hasWrapAround());
-  DeviceAssignment openGrid = mustRowMajor({2, 2, 8}, open);
-  RingDim z = openGrid.ringDim(open, 2, 5);
-  EXPECT_EQ(z.size, 8);
-  EXPECT_FALSE(z.wrapAround);
-  RingDim x = openGrid.ringDim(open, 0, 5);
-  EXPECT_EQ(x.size, 2);
-  EXPECT_FALSE(x.wrapAround);
-  RingDim one = mustRowMajor({1, 4, 8}, open).ringDim(open, 0);
-  EXPECT_EQ(one.size, 1);
-
-  // A listed placement that folds the ring onto the line (0 2 3 1): every
-  // edge, the closing one included, is at most two hops.
-  Topology line = mustParse(lineTorus(), "6");
-  ASSERT_FALSE(line.hasWrapAround());
-  llvm::Expected<DeviceAssignment> folded =
-      DeviceAssignment::fromList({4}, line, {0, 2, 3, 1});
-  ASSERT_TRUE(static_cast<bool>(folded)) << errorOf(std::move(folded));
-  EXPECT_TRUE(folded->ringDim(line, 0).wrapAround);
-  EXPECT_FALSE(mustRowMajor({4}, line).ringDim(line, 0).wrapAround);
 }
 
 TEST(TopologyTest, FromListPlacesAndChecks) {
