@@ -72,6 +72,36 @@ std::string CollectivePlan::describe() const {
 // Transfers
 //===----------------------------------------------------------------------===//
 
+void MachineModel::forEachLinkPart(
+    const GroupTransfers &group,
+    llvm::function_ref<void(int64_t, double, int64_t)> visit) const {
+  int64_t size = assignment.groupSize(group.axes);
+  std::vector<int64_t> targetOf(size, -1);
+  for (auto [source, target] : group.pairs) {
+    assert(source >= 0 && source < size && target >= 0 && target < size &&
+           "pair outside the group");
+    targetOf[source] = target;
+  }
+  llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routes;
+  for (int64_t logical = 0, e = assignment.getNumLogicalDevices();
+       logical < e; ++logical) {
+    int64_t target = targetOf[assignment.groupIndex(logical, group.axes)];
+    if (target < 0)
+      continue;
+    int64_t src = assignment.physical(logical);
+    int64_t dst = assignment.physical(
+        assignment.groupMember(logical, group.axes, target));
+    if (src == dst)
+      continue;
+    int64_t hops = topology.hops(src, dst);
+    topology.routes(src, dst, routes, group.negative);
+    double part = group.bytes / static_cast<double>(routes.size());
+    for (const llvm::SmallVector<int64_t, 8> &route : routes)
+      for (int64_t link : route)
+        visit(link, part, hops);
+  }
+}
+
 TransferLoad
 MachineModel::getLoad(llvm::ArrayRef<GroupTransfers> transfers) const {
   TransferLoad load;
@@ -84,36 +114,13 @@ MachineModel::getLoad(llvm::ArrayRef<GroupTransfers> transfers) const {
     double bytes;
   };
   std::vector<Use> uses;
-  llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routes;
-  int64_t numLogical = assignment.getNumLogicalDevices();
-  for (const GroupTransfers &group : transfers) {
-    int64_t size = assignment.groupSize(group.axes);
-    std::vector<int64_t> targetOf(size, -1);
-    for (auto [source, target] : group.pairs) {
-      assert(source >= 0 && source < size && target >= 0 && target < size &&
-             "pair outside the group");
-      targetOf[source] = target;
-    }
-    for (int64_t logical = 0; logical < numLogical; ++logical) {
-      int64_t target = targetOf[assignment.groupIndex(logical, group.axes)];
-      if (target < 0)
-        continue;
-      int64_t src = assignment.physical(logical);
-      int64_t dst = assignment.physical(
-          assignment.groupMember(logical, group.axes, target));
-      if (src == dst)
-        continue;
-      int64_t hops = topology.hops(src, dst);
+  for (const GroupTransfers &group : transfers)
+    forEachLinkPart(group, [&](int64_t link, double bytes, int64_t hops) {
       load.maxHops = std::max(load.maxHops, hops);
       double start = static_cast<double>(hops) * hardware.hopLatency;
-      topology.routes(src, dst, routes, group.negative);
-      double part = group.bytes / static_cast<double>(routes.size());
-      for (const llvm::SmallVector<int64_t, 8> &route : routes)
-        for (int64_t link : route)
-          uses.push_back(Use{link, start, part});
-      load.seconds = std::max(load.seconds, start + part / bandwidth);
-    }
-  }
+      uses.push_back(Use{link, start, bytes});
+      load.seconds = std::max(load.seconds, start + bytes / bandwidth);
+    });
   // Per link, the end of its busy period: for every start time s, the link
   // cannot be done before s plus the bytes of the transfers that start at
   // s or later (exact for one link shared fairly, whatever the order).

@@ -27,6 +27,7 @@
 #include "OverlapDialect/CostModel/Topology.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -153,6 +154,14 @@ struct MachineModel {
   DeviceAssignment assignment;
   AnalyticalCostModel costModel;
 
+  /// Calls `visit(link, bytes, hops)` for every link that a part of a
+  /// transfer of `transfers` crosses, in every group: each transfer is
+  /// routed on the topology and split over its ports (`bytes` is the part's,
+  /// `hops` its route's length).
+  void forEachLinkPart(
+      const GroupTransfers &transfers,
+      llvm::function_ref<void(int64_t link, double bytes, int64_t hops)> visit)
+      const;
   /// Routes every transfer of `transfers` for every group on the topology,
   /// each over its ports, and finds the busiest links.
   TransferLoad getLoad(llvm::ArrayRef<GroupTransfers> transfers) const;

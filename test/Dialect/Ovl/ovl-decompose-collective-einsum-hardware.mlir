@@ -13,10 +13,10 @@
 
 shard.grid @grid(shape = 4x16)
 
-// V4:   remark: not decomposing all_gather along axis 0 (N=4): comp 250 us + comm 1.12 ms < max(loop comp 187 us, ring 2.24 ms) + epilogue 62.5 us, gain -933 us
-// SLOW: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): comp 2.50 ms + comm 1.12 ms >= max(loop comp 1.87 ms, ring 2.24 ms) + epilogue 625 us, gain 754 us
-// H100: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): comp 69.5 us + comm 236 us >= max(loop comp 52.1 us, ring 246 us) + epilogue 17.4 us, gain 42.1 us
-// V4-UNROLL: remark: not decomposing all_gather along axis 0 (N=4): comp 250 us + comm 1.12 ms < max(loop comp 187 us, ring 2.24 ms) + epilogue 62.5 us, gain -933 us
+// V4:   remark: not decomposing all_gather along axis 0 (N=4): predicted 1.37 ms blocking (compute 250 us), 2.31 ms decomposed (compute 250 us), gain -934 us
+// SLOW: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): predicted 3.62 ms blocking (compute 2.50 ms), 2.87 ms decomposed (compute 2.50 ms), gain 753 us
+// H100: remark: decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): predicted 303 us blocking (compute 69.5 us), 264 us decomposed (compute 69.5 us), gain 39.6 us
+// V4-UNROLL: remark: not decomposing all_gather along axis 0 (N=4): predicted 1.37 ms blocking (compute 250 us), 2.31 ms decomposed (compute 250 us), gain -934 us
 // SLOW-IR-LABEL: func.func @communication_bound_gather
 // SLOW-IR-NOT: ovl.all_gather
 // SLOW-IR: ovl.collective_permute
@@ -34,11 +34,12 @@ shard.grid @ring(shape = 8)
 /// One chain computes each round's einsum while the previous sum travels;
 /// the first einsum and the 7 additions, which also sit between the
 /// chain's transfers, are the price. overlap-sim on a 2x2x2 slice agrees:
-/// 4.62 -> 3.18 ms on TPU v4, 22.6 -> 20.3 ms on the slow chip.
-// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 2.04 ms, ring 2.93 ms) + epilogue 250 us, gain 131 us
-// SLOW: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 20.0 ms + comm 1.31 ms >= max(loop comp 17.8 ms, ring 2.93 ms) + epilogue 2.50 ms, gain 1.02 ms
-// H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): comp 556 us + comm 283 us >= max(loop comp 592 us, ring 419 us) + epilogue 69.5 us, gain 178 us
-// V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): comp 2.00 ms + comm 1.31 ms >= max(loop comp 1.50 ms, ring 2.25 ms) + epilogue 919 us, gain 138 us
+/// 4.83 -> 3.46 ms on TPU v4 through ovl-overlap-pipeline, 22.8 -> 20.3 ms
+/// on the slow chip.
+// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 3.62 ms decomposed (compute 2.29 ms), gain 1.22 ms
+// SLOW: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 22.8 ms blocking (compute 20.0 ms), 20.3 ms decomposed (compute 20.3 ms), gain 2.54 ms
+// H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 832 us blocking (compute 556 us), 661 us decomposed (compute 661 us), gain 171 us
+// V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 3.44 ms decomposed (compute 2.07 ms), gain 1.39 ms
 // SLOW-IR-LABEL: func.func @scatter
 // SLOW-IR-NOT: ovl.reduce_scatter
 // SLOW-IR: ovl.collective_permute

@@ -9,7 +9,7 @@
 shard.grid @ring(shape = 4)
 
 func.func @rewritten(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x16xf32> {
-  // expected-remark @+1 {{decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional) as gate=always says: comp 0.59 ns + comm 4.00 us < max(loop comp 0.56 ns, ring 9.01 us) + epilogue 0.19 ns, gain -5.00 us}}
+  // expected-remark @+1 {{decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional) as gate=always says: predicted 5.00 us blocking (compute 0.59 ns), 9.01 us decomposed (compute 0.75 ns), gain -4.00 us}}
   %g = ovl.all_gather %w on @ring axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
   %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
   return %y : tensor<2x16xf32>
@@ -57,7 +57,7 @@ shard.grid @grid(shape = 2x4)
 /// blocking gather. Here the x gather's ring has two devices and one step.
 /// (The numbers are in ovl-decompose-collective-einsum-gate.mlir.)
 func.func @two_gathers(%x: tensor<4x16xf32>, %w: tensor<8x32xf32>) -> tensor<4x32xf32> {
-  // expected-remark @+1 {{decomposing all_gather along axis 0 (N=2) into a ring loop (case 2, gathered dim contracting (lhs), unroll 1, unidirectional) as gate=always says: comp}}
+  // expected-remark @+1 {{decomposing all_gather along axis 0 (N=2) into a ring loop (case 2, gathered dim contracting (lhs), unroll 1, unidirectional) as gate=always says: predicted}}
   %xg = ovl.all_gather %x on @grid axes [0] dim 1 : tensor<4x16xf32> -> tensor<4x32xf32>
   // expected-remark @+1 {{not decomposing all_gather along axis 1 (N=4): the all_gather of the same einsum has the larger gain (}}
   %wg = ovl.all_gather %w on @grid axes [1] dim 0 : tensor<8x32xf32> -> tensor<32x32xf32>
@@ -75,7 +75,7 @@ func.func @gather_and_scatter(%h: tensor<4x32xf32>, %w: tensor<32x8xf32>) -> ten
   // expected-remark @+1 {{not decomposing all_gather along axis 1 (N=4): the reduce_scatter of the same einsum has the larger gain (}}
   %wg = ovl.all_gather %w on @grid axes [1] dim 1 : tensor<32x8xf32> -> tensor<32x32xf32>
   %p = ovl.einsum "bh,hf->bf" %h, %wg : tensor<4x32xf32>, tensor<32x32xf32> -> tensor<4x32xf32>
-  // expected-remark @+1 {{decomposing reduce_scatter along axis 0 (N=2) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional) as gate=always says: comp}}
+  // expected-remark @+1 {{decomposing reduce_scatter along axis 0 (N=2) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional) as gate=always says: predicted}}
   %y = ovl.reduce_scatter %p on @grid axes [0] dim 1 : tensor<4x32xf32> -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
@@ -129,7 +129,7 @@ shard.grid @ring(shape = 4)
 
 func.func @scatter_rewritten(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> tensor<3x2xf32> {
   %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
-  // expected-remark @+1 {{decomposing reduce_scatter along axis 0 (N=4) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional) as gate=always says: comp 0.26 ns + comm 4.00 us < max(loop comp 0.49 ns, ring 9.00 us) + epilogue 0.10 ns, gain -5.00 us}}
+  // expected-remark @+1 {{decomposing reduce_scatter along axis 0 (N=4) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional) as gate=always says: predicted 5.00 us blocking (compute 0.26 ns), 9.00 us decomposed (compute 0.59 ns), gain -4.00 us}}
   %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
   return %r : tensor<3x2xf32>
 }

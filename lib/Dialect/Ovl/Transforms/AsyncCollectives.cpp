@@ -62,14 +62,11 @@ Operation *getAncestorIn(Block *block, Operation *op) {
   return op;
 }
 
-struct OvlAsyncCollectivesPass
-    : public ovl::impl::OvlAsyncCollectivesPassBase<OvlAsyncCollectivesPass> {
-  using Base::Base;
+} // namespace
 
-  void runOnOperation() override {
-    SmallVector<CollectivePermuteOp> permutes;
-    getOperation().walk(
-        [&](CollectivePermuteOp permute) { permutes.push_back(permute); });
+unsigned mlir::ovl::makePermutesAsynchronous(Operation *root) {
+  SmallVector<CollectivePermuteOp> permutes;
+  root->walk([&](CollectivePermuteOp permute) { permutes.push_back(permute); });
 
     // Chains, found before anything changes.
     llvm::DenseMap<Operation *, CollectivePermuteOp> predecessor;
@@ -82,7 +79,7 @@ struct OvlAsyncCollectivesPass
       }
     }
 
-    IRRewriter rewriter(&getContext());
+    IRRewriter rewriter(root->getContext());
     // Chain starts inside loops receive into a new iteration argument that
     // the loop yields back as the chain's last send buffer.
     llvm::DenseMap<Operation *, Value> spareOf;
@@ -152,8 +149,17 @@ struct OvlAsyncCollectivesPass
           rewriter, loc, permute.getResult().getType(), start.getToken(),
           permute.getInput(), start.getPending());
       rewriter.replaceOp(permute, done.getResult());
-      ++numPermutes;
     }
+  return permutes.size();
+}
+
+namespace {
+struct OvlAsyncCollectivesPass
+    : public ovl::impl::OvlAsyncCollectivesPassBase<OvlAsyncCollectivesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    numPermutes += makePermutesAsynchronous(getOperation());
   }
 };
 } // namespace

@@ -2,8 +2,8 @@
 //
 // Picks the AllGather-Einsum and Einsum-ReduceScatter pairs of a function
 // and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter
-// when the cost model estimates a gain (section 5.5; the estimates are in
-// DecompositionCost.cpp). An einsum with two candidates (figure 3: two
+// when the cost model prices the loop faster than the pair (section 5.5;
+// DecompositionCost.cpp builds both and prices them). An einsum with two candidates (figure 3: two
 // gathered inputs, or a gathered input and a scattered result) is
 // decomposed for the one with the larger gain only; the other stays
 // blocking.
@@ -17,6 +17,7 @@
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -85,15 +86,15 @@ std::string describeCollective(Operation *op, int64_t groupSize) {
   return text + " (N=" + std::to_string(groupSize) + ")";
 }
 
-/// "comp 1.20 ms + comm 400 us >= max(loop comp 1.20 ms, ring 450 us) +
-/// epilogue 300 us, gain 100 us".
-std::string describeInequality(const DecompositionEstimate &estimate) {
-  return llvm::formatv("comp {0} + comm {1} {2} max(loop comp {3}, ring {4}) + "
-                       "epilogue {5}, gain {6}",
-                       formatTime(estimate.comp), formatTime(estimate.comm),
-                       estimate.gain() >= 0 ? ">=" : "<",
-                       formatTime(estimate.loopComp), formatTime(estimate.ring),
-                       formatTime(estimate.epilogue),
+/// "predicted 1.20 ms blocking (compute 800 us), 1.05 ms decomposed
+/// (compute 810 us), gain 150 us".
+std::string describeEstimate(const DecompositionEstimate &estimate) {
+  return llvm::formatv("predicted {0} blocking (compute {1}), {2} decomposed "
+                       "(compute {3}), gain {4}",
+                       formatTime(estimate.blocking),
+                       formatTime(estimate.blockingCompute),
+                       formatTime(estimate.decomposed),
+                       formatTime(estimate.decomposedCompute),
                        formatTime(estimate.gain()))
       .str();
 }
@@ -202,14 +203,15 @@ private:
     if (failed(machine))
       return failure();
     assert(*machine && "a static grid has a machine or an error");
+    std::string why;
     FailureOr<DecompositionEstimate> estimate =
         isa<AllGatherOp>(candidate.op)
             ? estimateDecomposition(cast<AllGatherOp>(candidate.op), **machine,
-                                    options)
+                                    options, why)
             : estimateDecomposition(cast<ReduceScatterOp>(candidate.op),
-                                    **machine, options);
+                                    **machine, options, why);
     if (failed(estimate))
-      candidate.unpriced = "the cost model cannot price its shapes";
+      candidate.unpriced = "the cost model cannot price it: " + why;
     else
       candidate.estimate = *estimate;
     return success();
@@ -243,8 +245,9 @@ private:
         }
       if (candidate->outvotedBy)
         continue;
+      // A tie keeps the collective: the loop costs buffers and code.
       if (gate == DecomposeGate::Cost &&
-          (!candidate->estimate || candidate->estimate->gain() < 0))
+          (!candidate->estimate || candidate->estimate->gain() <= 0))
         continue;
       candidate->selected = true;
       for (Operation *einsum : candidate->einsums)
@@ -278,7 +281,7 @@ private:
       InFlightDiagnostic diag = op->emitRemark("not decomposing ");
       diag << what << ": ";
       if (candidate.estimate)
-        diag << describeInequality(*candidate.estimate);
+        diag << describeEstimate(*candidate.estimate);
       else
         diag << candidate.unpriced;
       return;
@@ -296,7 +299,7 @@ private:
       diag << " as gate=always says";
     diag << ": ";
     if (candidate.estimate)
-      diag << describeInequality(*candidate.estimate);
+      diag << describeEstimate(*candidate.estimate);
     else
       diag << "no estimate, " << candidate.unpriced;
   }

@@ -1,223 +1,190 @@
 //===- DecompositionCost.cpp - The cost-model gate's estimates ------------===//
 //
-// The terms of section 5.5's inequality for one collective+einsum pair,
-//
-//   comp + comm >= max(loop comp, ring) + epilogue,
-//
-// read off the loop the rewrite would build (RingLoopShape, from the same
-// ring plan and in the same order as the emitters), with s the bytes of one
-// shard (the gathered input; the scattered result), c the einsum of one
-// shard as the loop runs it:
-//
-// - comp: estimateCompute of the original einsum(s);
-// - c: the roofline of one step's partial einsum: 1/N of the FLOPs, every
-//   tensor holding the split letter (gathered or scattered) at 1/N of its
-//   bytes, and an output without it read and written in full each step
-//   (the einsum accumulates into it). A partial einsum can be memory-bound
-//   where the whole one is not (a short contracting shard against a large
-//   accumulator), so c can exceed comp / N; loop comp = N c;
-// - comm: estimateCollective of the original all_gather / reduce_scatter on
-//   bidirectional rings, the algorithm a blocking collective runs;
-// - a permute step (the permutes issued together, one per moving chain)
-//   takes MachineModel::ringStepTime(axes, shifts, s): permuteTime(load *
-//   s, hops) with hops the longest route and load the most transfers any
-//   link carries (two for a shift of two positions or for both directions
-//   of a line without wrap-around; behind a switch, the transfers a device
-//   starts at once share its egress), routed on the actual topology and
-//   placement. For a group laid along one torus dimension that is one hop
-//   when the ring wraps (MachineModel::getRingDims) and N - 1, the closing
-//   edge, when it does not;
-// - ring: the steps that overlap an einsum (one is emitted between the
-//   step and the first use of what it delivers);
-// - epilogue: the steps whose consumer waits for them right away, the
-//   einsums no overlapped step runs along with (c each shard; 0 when no
-//   step overlaps, the einsums are then all in comp), and after the loop
-//   the additions of the ReduceScatter chains (a pass over three shards at
-//   HBM bandwidth each) and the owner's own shard (c).
-//
-// For the variants this gives (R = floor((N-1)/2); P(k) one step of shift
-// k, P(+-k) one step of both directions; add one post-loop addition):
-//
-// - AllGather, unroll 1 or 2 (unrolling changes the loop, not its rounds):
-//   ring = (N-1) P(1), epilogue = c, the last round. Bidirectional, N > 2:
-//   ring = R P(+-1) + [N even] P(1); epilogue = 2c for odd N (the last
-//   round computes a shard from each side), c for even N.
-// - ReduceScatter, unroll 1: each round's einsum is computed ahead, while
-//   the previous round's sum travels, and added to it on arrival (figure
-//   7 with the accumulation unfused, so that section 5.4.1's dependence
-//   does not serialise the loop): ring = (N-1) (P(1) + add), as each
-//   addition sits between two transfers of the chain, epilogue = c (the
-//   first einsum), loop comp += (N-1) add. Bidirectional, N > 2: every
-//   step but the last overlaps the next round's einsum; the last (the
-//   final hop of both directions) is epilogue, with the first einsum, the
-//   chains' addition and the owner's own shard (c + add + c).
-// - ReduceScatter, unroll 2, N >= 4: one chain's permute overlaps the
-//   other chain's einsum (figure 8); even N: ring = (N-2) P(2), epilogue =
-//   P(1) + 2c + add (the first einsum, before any sum travels, and the
-//   last); odd N: the first chain's first permute has nothing to overlap,
-//   ring = (N-3) P(2), epilogue = P(2) + P(1) + 3c + add. N = 2 and 3
-//   overlap nothing: ring = 0, epilogue = P(1) [+ P(2)] + add.
-//   Bidirectional: as the plan says (e.g. N = 4: ring = P(+-1), epilogue =
-//   P(2) + 2c + 2 add + c).
-//
-// The decision is the paper's inequality with the loop's own compute on
-// the right: comp + comm >= max(loop comp, ring) + epilogue, where loop
-// comp is the compute that runs beside the overlapped steps: the loop's
-// einsums (N c) less those the epilogue counts, plus the in-loop
-// additions. (The paper's form keeps the epilogue's einsums in loop comp
-// too, which overestimates a compute-bound loop by them; on the GPT ladder
-// that kept 128B's and 32B's profitable loops blocking.)
+// The gate prices what the rewrite builds. For one collective+einsum pair it
+// copies the pair on its own into a scratch module (the values it reads
+// from elsewhere become function arguments, the grid is copied along),
+// prices that function, applies the very rewrite the pass would apply
+// (decomposeAllGatherEinsum / decomposeEinsumReduceScatter, then
+// makePermutesAsynchronous, as `ovl-async-collectives` does next), and
+// prices the result. Pricing is the simulator's own lowering of a function
+// to steps (buildSimProgram: the same per-op estimates, loops unrolled)
+// played by the cost model's timeline (estimateTimeline: compute on one
+// stream, blocking collectives as their CollectivePlan, transfers routed on
+// the machine and sharing links while in flight). Whatever the rewrite adds
+// (zero fills, concatenations, additions) is priced because it is there;
+// nothing replays the loop's shape by hand, so the estimate and the loop
+// cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
 
-#include "RingLoop.h"
-
-#include "OverlapDialect/Analysis/CostEstimates.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
+#include "OverlapDialect/Analysis/SimProgramBuilder.h"
+#include "OverlapDialect/CostModel/Timeline.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 
-#include <map>
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
 using namespace mlir;
 using namespace mlir::ovl;
 
-/// The shared part: prices `shape` for a collective along `axes` moving
-/// shards of `shardBytes`, with `addition` the time of one post-loop
-/// addition.
-static DecompositionEstimate price(const RingLoopShape &shape,
-                                   const MachineModel &machine,
-                                   ArrayRef<int16_t> axes, double shardBytes,
-                                   int64_t groupSize, double comp, double shard,
-                                   double comm, double addition) {
-  DecompositionEstimate estimate;
-  estimate.comp = comp;
-  // An in-loop addition reads what a transfer delivered and its sum is the
-  // next transfer's data: it takes compute time and sits between two
-  // transfers of its chain.
-  double loopAdds = static_cast<double>(shape.loopAdds) * addition;
-  // The einsums the epilogue counts run alone; the rest run beside steps.
-  double alone = static_cast<double>(shape.exposedShards + shape.finalShards);
-  estimate.loopComp =
-      shard * (static_cast<double>(groupSize) - alone) + loopAdds;
-  estimate.ring = loopAdds;
-  estimate.comm = comm;
-  estimate.groupSize = groupSize;
-  // Steps with the same shifts cost the same; route each kind once.
-  std::map<SmallVector<int64_t, 2>, double> stepTimes;
-  for (const RingLoopShape::Step &step : shape.steps) {
-    auto it = stepTimes.find(step.shifts);
-    if (it == stepTimes.end())
-      it = stepTimes
-               .emplace(step.shifts,
-                        machine.ringStepTime(axes, step.shifts, shardBytes))
-               .first;
-    (step.overlapped ? estimate.ring : estimate.epilogue) += it->second;
-  }
-  estimate.epilogue += static_cast<double>(shape.exposedShards) * shard +
-                       static_cast<double>(shape.finalAdds) * addition +
-                       static_cast<double>(shape.finalShards) * shard;
-  return estimate;
-}
+namespace {
+/// The pair copied into a scratch module: `func` computes exactly what the
+/// pair's ops compute, from arguments standing for what they read.
+struct ScratchPair {
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp func;
+  /// The copy of the collective.
+  Operation *collective = nullptr;
+};
+} // namespace
 
-/// One step's partial einsum of `einsum` with letter `split` cut N-fold
-/// (see c above).
-static std::optional<double> stepEinsumTime(EinsumOp einsum, char split,
-                                            int64_t groupSize,
-                                            const CostModel &model) {
-  std::optional<int64_t> flops = einsum.getFlops();
-  if (!flops)
-    return std::nullopt;
-  EinsumEquation equation = einsum.getParsedEquation();
-  double n = static_cast<double>(groupSize);
-  double bytes = 0;
-  for (unsigned i = 0; i < equation.getNumInputs(); ++i) {
-    std::optional<double> input =
-        getStaticBytes(einsum->getOperand(i).getType());
-    if (!input)
-      return std::nullopt;
-    bytes += equation.getInput(i).contains(split) ? *input / n : *input;
-  }
-  std::optional<double> output = getStaticBytes(einsum.getResult().getType());
-  if (!output)
-    return std::nullopt;
-  bytes += equation.getOutput().contains(split) ? *output / n : 2 * *output;
-  ElementKind kind = getElementKind(
-      cast<ShapedType>(einsum->getOperand(0).getType()).getElementType());
-  return model.einsumTime(static_cast<double>(*flops) / n, bytes, kind);
-}
-
-static std::optional<int64_t> getStaticGroupSize(Operation *op) {
+/// Copies `ops` (one block's, in order) with the grid of `collective` into
+/// a new module.
+static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
+  MLIRContext *context = collective->getContext();
+  Location loc = collective->getLoc();
+  ScratchPair scratch;
+  scratch.module = ModuleOp::create(loc);
+  OpBuilder builder(context);
+  builder.setInsertionPointToEnd(scratch.module->getBody());
   SymbolTableCollection symbols;
-  std::optional<int64_t> size =
-      cast<CollectiveOpInterface>(op).getGroupSize(symbols);
-  if (!size || ShapedType::isDynamic(*size))
-    return std::nullopt;
-  return size;
+  shard::GridOp grid =
+      cast<CollectiveOpInterface>(collective).getGridOp(symbols);
+  builder.clone(*grid);
+
+  llvm::SetVector<Operation *> inside(ops.begin(), ops.end());
+  llvm::SetVector<Value> reads, results;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (!inside.contains(operand.getDefiningOp()))
+        reads.insert(operand);
+    for (Value result : op->getResults())
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !inside.contains(user);
+          }))
+        results.insert(result);
+  }
+  auto type = builder.getFunctionType(TypeRange(reads.getArrayRef()),
+                                      TypeRange(results.getArrayRef()));
+  scratch.func = func::FuncOp::create(builder, loc, "pair", type);
+  Block *body = scratch.func.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+  IRMapping mapping;
+  mapping.map(reads.getArrayRef(), body->getArguments());
+  for (Operation *op : ops) {
+    Operation *copy = builder.clone(*op, mapping);
+    if (op == collective)
+      scratch.collective = copy;
+  }
+  SmallVector<Value> returned;
+  for (Value result : results)
+    returned.push_back(mapping.lookup(result));
+  func::ReturnOp::create(builder, loc, returned);
+  return scratch;
+}
+
+/// The timeline of `func` on `machine`; fails with the simulator
+/// builder's message in `why`.
+static FailureOr<TimelineEstimate> price(func::FuncOp func,
+                                         const MachineModel &machine,
+                                         std::string &why) {
+  ScopedDiagnosticHandler capture(func->getContext(), [&](Diagnostic &diag) {
+    if (why.empty())
+      why = diag.str();
+    return success();
+  });
+  FailureOr<SimProgram> program = buildSimProgram(func, machine);
+  if (failed(program))
+    return failure();
+  return estimateTimeline(*program, machine);
+}
+
+/// The pair `collective` + `einsums` priced as written and as the rewrite
+/// `decompose` builds it.
+static FailureOr<DecompositionEstimate>
+estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
+             const MachineModel &machine, std::string &why,
+             function_ref<LogicalResult(RewriterBase &, Operation *)> decompose) {
+  llvm::SetVector<Operation *> unique(pairOps.begin(), pairOps.end());
+  SmallVector<Operation *> ops(unique.begin(), unique.end());
+  if (llvm::any_of(ops, [&](Operation *op) {
+        return op->getBlock() != collective->getBlock();
+      })) {
+    why = "its einsums are in another block";
+    return failure();
+  }
+  llvm::sort(ops, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  ScratchPair scratch = copyPair(collective, ops);
+  FailureOr<TimelineEstimate> blocking = price(scratch.func, machine, why);
+  if (failed(blocking))
+    return failure();
+  IRRewriter rewriter(collective->getContext());
+  if (failed(decompose(rewriter, scratch.collective))) {
+    why = "the rewrite does not apply";
+    return failure();
+  }
+  makePermutesAsynchronous(scratch.func);
+  FailureOr<TimelineEstimate> decomposed = price(scratch.func, machine, why);
+  if (failed(decomposed))
+    return failure();
+  DecompositionEstimate estimate;
+  estimate.blocking = blocking->stepTime;
+  estimate.blockingCompute = blocking->computeTime;
+  estimate.decomposed = decomposed->stepTime;
+  estimate.decomposedCompute = decomposed->computeTime;
+  SymbolTableCollection symbols;
+  estimate.groupSize =
+      cast<CollectiveOpInterface>(collective).getGroupSize(symbols).value_or(0);
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << collective->getName()
+                          << " @ " << collective->getLoc() << ": blocking "
+                          << estimate.blocking << " s (compute "
+                          << estimate.blockingCompute << "), decomposed "
+                          << estimate.decomposed << " s (compute "
+                          << estimate.decomposedCompute << ")\n");
+  return estimate;
 }
 
 FailureOr<DecompositionEstimate>
 mlir::ovl::estimateDecomposition(AllGatherOp gather,
                                  const MachineModel &machine,
-                                 const DecomposeOptions &options) {
-  if (!whyNotDecomposable(gather).empty())
+                                 const DecomposeOptions &options,
+                                 std::string &why) {
+  why = whyNotDecomposable(gather);
+  if (!why.empty())
     return failure();
-  std::optional<int64_t> groupSize = getStaticGroupSize(gather);
-  std::optional<double> shardBytes =
-      getStaticBytes(gather.getInput().getType());
-  std::optional<double> comm =
-      estimateCollective(gather, machine, RingDirection::Bidirectional);
-  if (!groupSize || !shardBytes || !comm)
-    return failure();
-  // Every user is an einsum (whyNotDecomposable says so); the loop
-  // computes all of them each round.
-  double comp = 0, shard = 0;
-  for (OpOperand &use : gather.getResult().getUses()) {
-    auto einsum = cast<EinsumOp>(use.getOwner());
-    std::optional<ComputeEstimate> time =
-        estimateCompute(einsum, machine.costModel);
-    char split = einsum.getParsedEquation().getInput(
-        use.getOperandNumber())[gather.getGatherDim()];
-    std::optional<double> step =
-        stepEinsumTime(einsum, split, *groupSize, machine.costModel);
-    if (!time || !step)
-      return failure();
-    comp += time->seconds;
-    shard += *step;
-  }
-  return price(getAllGatherLoopShape(*groupSize, options), machine,
-               gather.getGridAxes(), *shardBytes, *groupSize, comp, shard,
-               *comm, /*addition=*/0);
+  SmallVector<Operation *> ops = {gather};
+  llvm::append_range(ops, gather.getResult().getUsers());
+  return estimatePair(gather, ops, machine, why,
+                      [&](RewriterBase &rewriter, Operation *copy) {
+                        return decomposeAllGatherEinsum(
+                            rewriter, cast<AllGatherOp>(copy), options);
+                      });
 }
 
 FailureOr<DecompositionEstimate>
 mlir::ovl::estimateDecomposition(ReduceScatterOp scatter,
                                  const MachineModel &machine,
-                                 const DecomposeOptions &options) {
-  if (!whyNotDecomposable(scatter).empty())
+                                 const DecomposeOptions &options,
+                                 std::string &why) {
+  why = whyNotDecomposable(scatter);
+  if (!why.empty())
     return failure();
-  std::optional<int64_t> groupSize = getStaticGroupSize(scatter);
-  auto shardType = cast<RankedTensorType>(scatter.getResult().getType());
-  std::optional<double> shardBytes = getStaticBytes(shardType);
-  std::optional<double> comm =
-      estimateCollective(scatter, machine, RingDirection::Bidirectional);
-  auto einsum = scatter.getInput().getDefiningOp<EinsumOp>();
-  std::optional<ComputeEstimate> comp =
-      estimateCompute(einsum, machine.costModel);
-  if (!groupSize || !shardBytes || !comm || !comp)
-    return failure();
-  std::optional<double> shard = stepEinsumTime(
-      einsum, einsum.getParsedEquation().getOutput()[scatter.getScatterDim()],
-      *groupSize, machine.costModel);
-  if (!shard)
-    return failure();
-  // Adding two chains' sums: one operation per element, two shards read
-  // and one written.
-  double addition = machine.costModel.einsumTime(
-      static_cast<double>(shardType.getNumElements()), 3 * *shardBytes,
-      getElementKind(shardType.getElementType()));
-  return price(getReduceScatterLoopShape(*groupSize, options), machine,
-               scatter.getGridAxes(), *shardBytes, *groupSize, comp->seconds,
-               *shard, *comm, addition);
+  SmallVector<Operation *> ops = {scatter.getInput().getDefiningOp(), scatter};
+  return estimatePair(scatter, ops, machine, why,
+                      [&](RewriterBase &rewriter, Operation *copy) {
+                        return decomposeEinsumReduceScatter(
+                            rewriter, cast<ReduceScatterOp>(copy), options);
+                      });
 }

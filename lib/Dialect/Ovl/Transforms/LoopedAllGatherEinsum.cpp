@@ -324,40 +324,6 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   return success();
 }
 
-RingLoopShape
-mlir::ovl::getAllGatherLoopShape(int64_t groupSize,
-                                 const DecomposeOptions &options) {
-  // The events of emitRound in decomposeAllGatherEinsum, round by round:
-  // the moves first, then each group's einsum on the shards its chains
-  // held at the start of the round. Unrolling does not change them.
-  RingPlan plan = buildPlan(groupSize, options.bidirectional);
-  RingShapeBuilder shape;
-  SmallVector<unsigned> held;
-  for (size_t c = 0; c < plan.chains.size(); ++c)
-    held.push_back(shape.input());
-  for (int64_t round = 0; round < plan.numRounds; ++round) {
-    SmallVector<std::pair<unsigned, int64_t>> moves;
-    SmallVector<unsigned> moved;
-    for (auto [c, chain] : llvm::enumerate(plan.chains))
-      if (int64_t shift = chain.moveAfter(round)) {
-        moves.push_back({held[c], shift});
-        moved.push_back(c);
-      }
-    SmallVector<unsigned> delivered = shape.step(moves);
-    for (ArrayRef<unsigned> group : plan.groups) {
-      SmallVector<unsigned> shards;
-      for (unsigned c : group)
-        if (plan.chains[c].computesIn(round))
-          shards.push_back(held[c]);
-      if (!shards.empty())
-        shape.compute(shards, shards.size());
-    }
-    for (auto [c, value] : llvm::zip(moved, delivered))
-      held[c] = value;
-  }
-  return shape.finish();
-}
-
 /// For remarks: the case each einsum of `gather` falls in.
 std::string mlir::ovl::describeAllGatherCases(AllGatherOp gather) {
   std::string why;

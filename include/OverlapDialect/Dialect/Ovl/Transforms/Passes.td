@@ -53,24 +53,21 @@ def OvlDecomposeCollectiveEinsumPass
     attribute is left alone.
 
     The cost-model gate (section 5.5) decides which decomposable pairs are
-    rewritten. With `gate=cost` (the default) a pair is decomposed when
-
-    ```
-    comp + comm >= max(loop comp, ring) + epilogue
-    ```
-
-    on the machine the `hardware`, `topology` and `device-assignment`
-    options describe (as for `ovl-lower-to-ici` and `overlap-sim`): `comp`
-    is the original einsum's time, `loop comp` the loop's partial einsums
-    priced on their own shapes (they can be memory-bound where the whole
-    einsum is not), `comm` the blocking collective's on
-    bidirectional rings, `ring` the permutes of the loop that overlap an
-    einsum, and `epilogue` what the loop cannot overlap (permutes whose
-    consumer waits for them, einsums with no transfer in flight, the work
-    after the loop), all as the loop is built with the given `unroll` and
-    `bidirectional`. An einsum with two candidates (two gathered inputs, or
-    a gathered input and a scattered result) is decomposed for the one with
-    the larger gain `comp + comm - (max(loop comp, ring) + epilogue)` only.
+    rewritten. It prices what it would build: the pair is copied on its own,
+    priced, rewritten exactly as this pass rewrites it (its permutes then
+    made asynchronous, as `ovl-async-collectives` does), and priced again;
+    with `gate=cost` (the default) the pair is decomposed when the loop is
+    faster (a tie keeps the collective). Pricing plays the program as
+    `overlap-sim` lowers it, with the same per-op estimates, on one device
+    of the machine the `hardware`, `topology` and `device-assignment`
+    options describe (as for `ovl-lower-to-ici` and `overlap-sim`): compute
+    on one stream, a blocking collective as the rounds of the algorithm its
+    size and placement call for, each transfer routed on the topology and
+    sharing links with the others in flight. Whatever the loop adds (partial
+    einsums memory-bound where the whole one is not, additions, zero fills,
+    concatenations) is priced because it is there. An einsum with two
+    candidates (two gathered inputs, or a gathered input and a scattered
+    result) is decomposed for the one with the larger gain only.
     `gate=always` decomposes every decomposable pair (still the larger gain
     of two), `gate=never` none. A machine that cannot be built (unknown
     hardware, a topology too small for the grid, a bad device assignment)
@@ -98,6 +95,7 @@ def OvlDecomposeCollectiveEinsumPass
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -36,7 +36,7 @@ struct DecomposeOptions {
 /// How `ovl-decompose-collective-einsum` decides which decomposable pairs
 /// to rewrite (the paper's section 5.5).
 enum class DecomposeGate {
-  /// Those whose estimated gain is not negative.
+  /// Those whose decomposition the cost model prices faster.
   Cost,
   /// All of them, whatever the estimates say.
   Always,
@@ -44,39 +44,35 @@ enum class DecomposeGate {
   Never,
 };
 
-/// The cost-model gate's terms for one pair, in seconds on one device:
-/// the pair is worth decomposing when
-///   comp + comm >= max(comp, ring) + epilogue.
+/// What the cost-model gate finds for one pair, in seconds on one device:
+/// the pair as written and the loop the rewrite builds for it (its permutes
+/// made asynchronous as `ovl-async-collectives` makes them), each built on
+/// its own and played by the cost model's timeline (CostModel/Timeline.h)
+/// with the per-op estimates the simulator uses. The pair is worth
+/// decomposing when the loop is faster.
 struct DecompositionEstimate {
-  /// The original einsum (all the einsums an all_gather feeds).
-  double comp = 0;
-  /// The loop's einsums: N partial einsums, each priced on its own shapes.
-  double loopComp = 0;
-  /// The original blocking collective, on bidirectional rings.
-  double comm = 0;
-  /// The loop's permute steps that overlap an einsum.
-  double ring = 0;
-  /// What the loop cannot overlap: permute steps whose consumer directly
-  /// waits for them, einsums that run with no transfer in flight, and the
-  /// work after the loop.
-  double epilogue = 0;
+  /// The blocking collective and its einsums.
+  double blocking = 0;
+  double blockingCompute = 0;
+  /// The loop and what the rewrite adds around it.
+  double decomposed = 0;
+  double decomposedCompute = 0;
   /// Devices in the collective's group.
   int64_t groupSize = 0;
 
-  double original() const { return comp + comm; }
-  double decomposed() const { return std::max(loopComp, ring) + epilogue; }
-  double gain() const { return original() - decomposed(); }
+  double gain() const { return blocking - decomposed; }
 };
 
-/// Estimates of decomposing the pair with `options` on `machine` (built
-/// for the collective's grid). Fails when the pair is not decomposable or
-/// its shapes cannot be priced.
+/// Builds and prices the pair and its decomposition with `options` on
+/// `machine` (built for the collective's grid), leaving the IR unchanged.
+/// Fails, with the reason in `why`, when the pair is not decomposable or
+/// cannot be priced (dynamic shapes).
 FailureOr<DecompositionEstimate>
 estimateDecomposition(AllGatherOp gather, const MachineModel &machine,
-                      const DecomposeOptions &options);
+                      const DecomposeOptions &options, std::string &why);
 FailureOr<DecompositionEstimate>
 estimateDecomposition(ReduceScatterOp scatter, const MachineModel &machine,
-                      const DecomposeOptions &options);
+                      const DecomposeOptions &options, std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
@@ -97,6 +93,12 @@ LogicalResult decomposeAllGatherEinsum(RewriterBase &rewriter,
 LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
                                            ReduceScatterOp scatter,
                                            const DecomposeOptions &options);
+
+/// Splits every `ovl.collective_permute` under `root` into a start at its
+/// place and a done before the first use of its result, double-buffering
+/// the chains of ring loops (what `ovl-async-collectives` does); returns the
+/// number of permutes converted.
+unsigned makePermutesAsynchronous(Operation *root);
 
 /// Which list scheduler `ovl-schedule` runs.
 enum class ScheduleAlgorithm {
