@@ -214,15 +214,10 @@ LogicalResult ProgramPlayer::play(Operation *op) {
     return playFor(loop);
   if (auto branch = dyn_cast<scf::IfOp>(op))
     return playIf(branch);
-  if (auto gather = dyn_cast<AllGatherOp>(op))
-    return addCollective(op, CollectiveKind::AllGather, gather.getGridAxes(),
-                         gather.getInput().getType());
-  if (auto scatter = dyn_cast<ReduceScatterOp>(op))
-    return addCollective(op, CollectiveKind::ReduceScatter,
-                         scatter.getGridAxes(), scatter.getResult().getType());
-  if (auto reduce = dyn_cast<AllReduceOp>(op))
-    return addCollective(op, CollectiveKind::AllReduce, reduce.getGridAxes(),
-                         reduce.getInput().getType());
+  if (auto collective = dyn_cast<CollectiveOpInterface>(op))
+    if (std::optional<CollectiveKind> kind = collective.getCollectiveKind())
+      return addCollective(op, *kind, collective.getGridAxes(),
+                           collective.getPayloadType());
   if (auto permute = dyn_cast<CollectivePermuteOp>(op))
     return addPermute(op, SimStep::Kind::Permute, permute.getGridAxes(),
                       permute.getInput().getType(),

@@ -2,14 +2,12 @@
 //
 // A small fluid simulation of one device's transfers. Each started transfer
 // stands for the same transfer of every group (the devices run in
-// lockstep), so its parts (one per device and port) load links all over the
-// machine. A link shares its bandwidth equally among the parts streaming
-// over it, as the event simulator does, so a part of r bytes still to go is
-// through after sum over the link's parts q of min(r_q, r) / bandwidth (the
-// smaller parts leave first and free their share); a transfer arrives when
-// its slowest part on its most crowded link is through, and progresses at
-// the rate that gives. Rates change only when a transfer starts streaming or
-// arrives; the device's clock moves with compute steps, blocking
+// lockstep), so its parts (one per device, port and link crossed) load
+// links all over the machine. A link shares its bandwidth equally among the
+// parts streaming over it, as the event simulator does; a part that is
+// through frees its share at once, and a transfer arrives when its last
+// part is through. Rates change only when a transfer starts streaming or a
+// part is through; the device's clock moves with compute steps, blocking
 // collectives and waits.
 //
 // Transfers of the same shape (axes, pairs, bytes) share one routing, so a
@@ -52,12 +50,11 @@ struct Transfer {
   double streamAt;
   bool streaming = false;
   bool arrived = false;
-  /// Fraction of its bytes still to move, and its current rate (fraction
-  /// per second) since `updated`.
-  double remaining = 1;
-  double rate = 0;
-  double updated = 0;
   double arrival = 0;
+  /// Per entry of the footprint, the bytes still to go (-1 once through);
+  /// parts through.
+  std::vector<double> remaining;
+  size_t through = 0;
 };
 
 class Player {
@@ -68,7 +65,8 @@ public:
         maxInFlight(maxInFlight ? maxInFlight : machine.hardware.dmaSlots),
         bandwidth(machine.topology.getKind() == InterconnectKind::Switch
                       ? machine.hardware.egressBandwidth()
-                      : machine.hardware.linkBandwidth) {
+                      : machine.hardware.linkBandwidth),
+        linkParts(machine.topology.getNumLinks(), 0) {
     if (this->maxInFlight == 0)
       this->maxInFlight = 1;
   }
@@ -87,8 +85,9 @@ private:
   void waitForSlot();
   /// The time of the next transfer event, infinity if none.
   double nextEvent() const;
+  /// Moves every streaming part forward from `updated` to `time`.
   void settle(double time);
-  void recomputeRates();
+  double rateOn(int64_t link) const { return bandwidth / linkParts[link]; }
 
   const SimProgram &program;
   const MachineModel &machine;
@@ -100,6 +99,10 @@ private:
   std::vector<Transfer> transfers;
   /// Transfers not yet arrived (indices into `transfers`).
   std::vector<size_t> inFlight;
+  /// Parts streaming over each link.
+  std::vector<int32_t> linkParts;
+  /// When the streaming parts were last moved forward.
+  double updated = 0;
   double now = 0;
   double computeTime = 0;
 };
@@ -136,12 +139,11 @@ size_t Player::start(const SimStep &step) {
   Transfer transfer;
   transfer.footprint = &footprint;
   transfer.streamAt = now + footprint.latency;
-  transfer.updated = now;
   if (footprint.empty) {
     transfer.arrived = true;
     transfer.arrival = now;
   }
-  transfers.push_back(transfer);
+  transfers.push_back(std::move(transfer));
   if (!footprint.empty)
     inFlight.push_back(transfers.size() - 1);
   return transfers.size() - 1;
@@ -151,63 +153,29 @@ double Player::nextEvent() const {
   double next = std::numeric_limits<double>::infinity();
   for (size_t i : inFlight) {
     const Transfer &t = transfers[i];
-    if (!t.streaming)
+    if (!t.streaming) {
       next = std::min(next, t.streamAt);
-    else if (t.rate > 0)
-      next = std::min(next, t.updated + t.remaining / t.rate);
+      continue;
+    }
+    for (auto [use, left] : llvm::zip(t.footprint->links, t.remaining))
+      if (left > 0)
+        next = std::min(next, updated + left / rateOn(use.link));
   }
   return next;
 }
 
 void Player::settle(double time) {
+  double elapsed = time - updated;
+  updated = time;
+  if (elapsed <= 0)
+    return;
   for (size_t i : inFlight) {
     Transfer &t = transfers[i];
     if (!t.streaming)
       continue;
-    t.remaining = std::isinf(t.rate)
-                      ? 0.0
-                      : std::max(0.0, t.remaining - t.rate * (time - t.updated));
-    t.updated = time;
-  }
-}
-
-void Player::recomputeRates() {
-  struct Part {
-    int64_t link;
-    size_t transfer;
-    double remaining;
-  };
-  std::vector<Part> parts;
-  for (size_t i : inFlight) {
-    const Transfer &t = transfers[i];
-    if (t.streaming)
-      for (const Footprint::LinkUse &use : t.footprint->links)
-        parts.push_back(Part{use.link, i, t.remaining * use.bytes});
-  }
-  llvm::sort(parts, [](const Part &a, const Part &b) {
-    return a.link < b.link;
-  });
-  llvm::DenseMap<size_t, double> through;
-  for (size_t first = 0; first < parts.size();) {
-    size_t last = first;
-    while (last < parts.size() && parts[last].link == parts[first].link)
-      ++last;
-    for (size_t p = first; p < last; ++p) {
-      double bytes = 0;
-      for (size_t q = first; q < last; ++q)
-        bytes += std::min(parts[q].remaining, parts[p].remaining);
-      double &time = through[parts[p].transfer];
-      time = std::max(time, bytes / bandwidth);
-    }
-    first = last;
-  }
-  for (size_t i : inFlight) {
-    Transfer &t = transfers[i];
-    if (!t.streaming)
-      continue;
-    double time = through.lookup(i);
-    t.rate = time > 0 ? t.remaining / time
-                      : std::numeric_limits<double>::infinity();
+    for (auto [use, left] : llvm::zip(t.footprint->links, t.remaining))
+      if (left > 0)
+        left = std::max(0.0, left - rateOn(use.link) * elapsed);
   }
 }
 
@@ -217,15 +185,28 @@ void Player::advanceTo(double time) {
     if (event > time)
       break;
     settle(event);
-    // Everything due at `event`: streams that begin, transfers that end
-    // (within rounding of their remaining bytes).
+    // Everything due at `event`: streams that begin, parts that are
+    // through (within rounding), transfers whose last part is.
     std::vector<size_t> still;
     for (size_t i : inFlight) {
       Transfer &t = transfers[i];
+      const std::vector<Footprint::LinkUse> &uses = t.footprint->links;
       if (!t.streaming && t.streamAt <= event) {
         t.streaming = true;
-        t.updated = event;
-      } else if (t.streaming && t.remaining <= 1e-9) {
+        t.remaining.resize(uses.size());
+        for (auto [use, left] : llvm::zip(uses, t.remaining)) {
+          left = use.bytes;
+          ++linkParts[use.link];
+        }
+      } else if (t.streaming) {
+        for (auto [use, left] : llvm::zip(uses, t.remaining))
+          if (left >= 0 && left <= 1e-9 * use.bytes) {
+            left = -1;
+            --linkParts[use.link];
+            ++t.through;
+          }
+      }
+      if (t.streaming && t.through == uses.size()) {
         t.arrived = true;
         t.arrival = event;
         continue;
@@ -233,7 +214,6 @@ void Player::advanceTo(double time) {
       still.push_back(i);
     }
     inFlight = std::move(still);
-    recomputeRates();
   }
   settle(time);
 }

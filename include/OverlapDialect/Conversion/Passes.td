@@ -7,6 +7,7 @@
 #ifndef OVERLAP_CONVERSION_PASSES_TD
 #define OVERLAP_CONVERSION_PASSES_TD
 
+include "OverlapDialect/Analysis/MachineOptions.td"
 include "mlir/Pass/PassBase.td"
 
 def OvlEinsumToLinalgPass : Pass<"ovl-einsum-to-linalg"> {
@@ -79,41 +80,43 @@ def OvlLowerToICIPass : Pass<"ovl-lower-to-ici", "::mlir::ModuleOp"> {
     the transfers the op makes on the interconnect as an `ovl.ici`
     dictionary attribute:
 
-    - `estimate_s`: the cost model's time for the op;
-    - `transfers`: one entry per ring (one per grid axis) or per permute
-      target, each with the peer (`to`, physical coordinates), the `route`
-      (link names such as `(0,0,0) z+`), `hops`, the `bytes` per step and the
-      number of `steps`; a blocking collective's bidirectional ring has a
-      `forward` and a `backward` entry per axis, using both directions of
-      the links;
-    - per ring, `ring_max_hops`: the longest edge of the ring. Without
-      wrap-around the ring's closing edge walks back along the line, and
-      every step of the ring waits for it.
+    - `algorithm`, `rounds`, `estimate_s` (blocking collectives): the plan
+      the cost model and the simulator share for the op: per ring of the
+      collective the algorithm picked for its size and placement
+      (`unidirectional`, `bidirectional-halves`, `bidirectional-whole`,
+      `line`), how many rounds of transfers it takes, and its time; a
+      multi-axis collective may be split in parts that use every axis'
+      links at once (`N parts: ...`);
+    - `estimate_s` (blocking permutes): the transfer's time, routed with
+      every group's transfers;
+    - `transfers`: per ring of the plan, the sends of this device (`forward`
+      to its successor, `backward` to its predecessor when the ring runs
+      both ways; a line's ends send one way), with the grid `axes`, the
+      `phase` (`all_gather` or `reduce_scatter`), the `part`, the peer
+      (`to`, physical coordinates), `hops`, the `bytes` of its first round
+      and the `rounds` it repeats for; or per permute target one entry. A
+      transfer between devices that differ in several torus dimensions is
+      split over its ports: `routes` lists one route per port, otherwise
+      `route` the one (link names such as `(0,0,0) z+`).
 
-    The simulator (`overlap-sim`) lowers collectives the same way; this pass
-    makes the lowering visible and testable.
+    The simulator (`overlap-sim`) plays the same plans; this pass makes them
+    visible and testable.
 
     ```mlir
-    %g = ovl.all_gather %x on @grid axes [0] dim 0
-        {ovl.ici = {estimate_s = 3.2e-05 : f64, transfers = [
-           {axis = 0, direction = "forward", to = "(0,0,1)",
-            route = ["(0,0,0) z+"], hops = 1, bytes = 65536, steps = 3,
-            ring_max_hops = 1}, ...]}} : ...
+    %g = ovl.all_gather %x on @ring axes [0] dim 0
+        {ovl.ici = {algorithm = "bidirectional-whole on axis 0 (N=4)",
+         estimate_s = 3.0e-06 : f64, rounds = 2 : i64, transfers = [
+           {axes = array<i16: 0>, bytes = 512 : i64, direction = "forward",
+            hops = 1 : i64, phase = "all_gather", rounds = 2 : i64,
+            route = ["(0,0,0) z+"], to = "(0,0,1)"}, ...]}} : ...
     ```
   }];
-  let options = [
-    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
-           "Built-in hardware name or path of a JSON description">,
-    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "Physical extents such as 4x4x8 (default: near-cubic for the "
-           "grid's device count)">,
-    ListOption<"deviceAssignment", "device-assignment", "int64_t",
-               "Physical device of each logical device (default: row-major)">,
+  let options = !listconcat(Overlap_MachineOptions, [
     Option<"device", "device", "int64_t", /*default=*/"0",
            "The logical device whose transfers are recorded">,
     Option<"unidirectional", "unidirectional", "bool", /*default=*/"false",
            "Lower blocking collectives to one-way rings">,
-  ];
+  ]);
 }
 
 def OvlImportShardPass : Pass<"ovl-import-shard"> {

@@ -61,11 +61,14 @@ shard.grid @ring(shape = 4)
 
 /// AllGather case 2 with the gathered operand on the left: the other operand
 /// is sliced along the contracting dim and partial results accumulate in
-/// the einsum's accumulator, starting from zero.
+/// the einsum's accumulator. The first round's partial result starts the
+/// sum (no zero fill to add into), so it is emitted before the loop.
 // CHECK-LABEL: func.func @case2_lhs
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<2x2xf32>, %[[W:[a-z0-9]+]]: tensor<8x5xf32>)
-// CHECK: %[[ZERO:.+]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x5xf32>)
-// UNI: scf.for {{.*}} iter_args(%[[SHARD:.+]] = %[[X]], %[[ACC:.+]] = %[[ZERO]])
+// CHECK-NOT: linalg.fill
+// UNI: %[[NEXT:.+]] = ovl.collective_permute %[[X]]
+// UNI: %[[FIRST:.+]] = ovl.einsum "bf,fh->bh" %[[X]], %{{.*}} : tensor<2x2xf32>, tensor<2x5xf32> -> tensor<2x5xf32>
+// UNI: scf.for {{.*}} iter_args(%[[SHARD:.+]] = %[[NEXT]], %[[ACC:.+]] = %[[FIRST]])
 // UNI:   %[[SLICE:.+]] = tensor.extract_slice %[[W]][%{{.*}}, 0] [2, 5] [1, 1] : tensor<8x5xf32> to tensor<2x5xf32>
 // UNI:   ovl.einsum "bf,fh->bh" %[[SHARD]], %[[SLICE]] acc %[[ACC]] : tensor<2x2xf32>, tensor<2x5xf32> -> tensor<2x5xf32>
 // BIDI: tensor.concat dim(1) {{.*}} -> tensor<2x4xf32>
@@ -157,8 +160,8 @@ shard.grid @ring(shape = 4)
 /// Unrolled: two interleaved chains hopping two devices, so that one
 /// chain's transfer can overlap the other's einsum; on 4 devices two rounds.
 /// The second chain ends one device short and takes a one-hop epilogue
-/// before the chains are added.
-// UNROLL: linalg.fill
+/// before the chains are added. Each chain's first einsum starts its sum.
+// UNROLL-NOT: linalg.fill
 // UNROLL-NOT: scf.for
 // UNROLL: %[[A0:.+]] = ovl.einsum
 // UNROLL: %[[A1:.+]] = ovl.collective_permute %[[A0]] on @ring axes [0] pairs [0 -> 2, 1 -> 3, 2 -> 0, 3 -> 1]

@@ -207,9 +207,9 @@ private:
     FailureOr<DecompositionEstimate> estimate =
         isa<AllGatherOp>(candidate.op)
             ? estimateDecomposition(cast<AllGatherOp>(candidate.op), **machine,
-                                    options, why)
+                                    *machines, options, why)
             : estimateDecomposition(cast<ReduceScatterOp>(candidate.op),
-                                    **machine, options, why);
+                                    **machine, *machines, options, why);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else

@@ -1,12 +1,13 @@
 //===- DecompositionCost.cpp - The cost-model gate's estimates ------------===//
 //
 // The gate prices what the rewrite builds. For one collective+einsum pair it
-// copies the pair on its own into a scratch module (the values it reads
-// from elsewhere become function arguments, the grid is copied along),
-// prices that function, applies the very rewrite the pass would apply
-// (decomposeAllGatherEinsum / decomposeEinsumReduceScatter, then
-// makePermutesAsynchronous, as `ovl-async-collectives` does next), and
-// prices the result. Pricing is the simulator's own lowering of a function
+// copies the pair into a scratch module (with the collectives its einsums
+// also read or feed, such as the other candidate of a figure 3 einsum; the
+// values they read from elsewhere become function arguments, the grid is
+// copied along), prices that function, applies the very rewrite the pass
+// would apply (decomposeAllGatherEinsum / decomposeEinsumReduceScatter,
+// then makePermutesAsynchronous and scheduleRegions, as
+// `ovl-overlap-pipeline` does next), and prices the result. Pricing is the simulator's own lowering of a function
 // to steps (buildSimProgram: the same per-op estimates, loops unrolled)
 // played by the cost model's timeline (estimateTimeline: compute on one
 // stream, blocking collectives as their CollectivePlan, transfers routed on
@@ -113,9 +114,22 @@ static FailureOr<TimelineEstimate> price(func::FuncOp func,
 /// `decompose` builds it.
 static FailureOr<DecompositionEstimate>
 estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
-             const MachineModel &machine, std::string &why,
+             const MachineModel &machine, MachineModelCache &machines,
+             std::string &why,
              function_ref<LogicalResult(RewriterBase &, Operation *)> decompose) {
   llvm::SetVector<Operation *> unique(pairOps.begin(), pairOps.end());
+  // The collectives next to the einsums run with them: the loop may hide
+  // behind them once scheduled.
+  for (Operation *op : pairOps) {
+    if (!isa<EinsumOp>(op))
+      continue;
+    for (Value input : op->getOperands())
+      if (Operation *producer = input.getDefiningOp<AllGatherOp>())
+        unique.insert(producer);
+    for (Operation *user : op->getUsers())
+      if (isa<ReduceScatterOp>(user))
+        unique.insert(user);
+  }
   SmallVector<Operation *> ops(unique.begin(), unique.end());
   if (llvm::any_of(ops, [&](Operation *op) {
         return op->getBlock() != collective->getBlock();
@@ -136,6 +150,10 @@ estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
     return failure();
   }
   makePermutesAsynchronous(scratch.func);
+  if (failed(scheduleRegions(scratch.func, machines, ScheduleOptions()))) {
+    why = "the scheduler cannot order the loop";
+    return failure();
+  }
   FailureOr<TimelineEstimate> decomposed = price(scratch.func, machine, why);
   if (failed(decomposed))
     return failure();
@@ -159,6 +177,7 @@ estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
 FailureOr<DecompositionEstimate>
 mlir::ovl::estimateDecomposition(AllGatherOp gather,
                                  const MachineModel &machine,
+                                 MachineModelCache &machines,
                                  const DecomposeOptions &options,
                                  std::string &why) {
   why = whyNotDecomposable(gather);
@@ -166,7 +185,7 @@ mlir::ovl::estimateDecomposition(AllGatherOp gather,
     return failure();
   SmallVector<Operation *> ops = {gather};
   llvm::append_range(ops, gather.getResult().getUsers());
-  return estimatePair(gather, ops, machine, why,
+  return estimatePair(gather, ops, machine, machines, why,
                       [&](RewriterBase &rewriter, Operation *copy) {
                         return decomposeAllGatherEinsum(
                             rewriter, cast<AllGatherOp>(copy), options);
@@ -176,13 +195,14 @@ mlir::ovl::estimateDecomposition(AllGatherOp gather,
 FailureOr<DecompositionEstimate>
 mlir::ovl::estimateDecomposition(ReduceScatterOp scatter,
                                  const MachineModel &machine,
+                                 MachineModelCache &machines,
                                  const DecomposeOptions &options,
                                  std::string &why) {
   why = whyNotDecomposable(scatter);
   if (!why.empty())
     return failure();
   SmallVector<Operation *> ops = {scatter.getInput().getDefiningOp(), scatter};
-  return estimatePair(scatter, ops, machine, why,
+  return estimatePair(scatter, ops, machine, machines, why,
                       [&](RewriterBase &rewriter, Operation *copy) {
                         return decomposeEinsumReduceScatter(
                             rewriter, cast<ReduceScatterOp>(copy), options);

@@ -15,7 +15,6 @@
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -139,7 +138,8 @@ struct HeldShard {
 };
 
 /// Computes the user's einsum on `gathered`, the `shards` concatenated
-/// along the gathered dim, and folds the partial result into `result`.
+/// along the gathered dim, and folds the partial result into `result` (for
+/// an accumulated result, null when this is its first partial result).
 Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
                      int64_t shardSize, ArrayRef<HeldShard> shards,
                      Value gathered, Value result) {
@@ -158,7 +158,7 @@ Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
 
   if (user.kind == GatherCase::Contracting || user.kind == GatherCase::Reduced)
     return EinsumOp::create(builder, loc, op.getEquation(), inputs,
-                            result.getType(), result);
+                            op.getResult().getType(), result);
 
   // Free and batch letters: the partial result covers the shards' rows of
   // the result; with an accumulator those rows start from its values.
@@ -188,21 +188,19 @@ Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
   return result;
 }
 
-/// The result a user's loop starts from.
+/// The result a user's loop starts from: its accumulator, the empty tensor
+/// the shards' rows are inserted into, or null for a sum that round 0's
+/// partial result starts (rather than a zero fill added into).
 Value getInitialResult(OpBuilder &builder, Location loc,
                        const GatherUser &user) {
   EinsumOp op = user.op;
   if (Value acc = op.getAcc())
     return acc;
+  if (user.kind == GatherCase::Contracting || user.kind == GatherCase::Reduced)
+    return Value();
   auto type = cast<RankedTensorType>(op.getResult().getType());
-  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
-                                        type.getElementType());
-  if (user.kind == GatherCase::Free || user.kind == GatherCase::Batch)
-    return empty;
-  Value zero =
-      arith::ConstantOp::create(builder, loc, type.getElementType(),
-                                builder.getZeroAttr(type.getElementType()));
-  return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+  return tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                 type.getElementType());
 }
 
 /// Device `id` starts with its own shard; the unidirectional chain moves
@@ -283,8 +281,10 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   RingPlan plan = buildPlan(groupSize, options.bidirectional);
 
   SmallVector<Value> state(plan.chains.size(), gather.getInput());
-  for (const GatherUser &user : users)
+  for (const GatherUser &user : users) {
     state.push_back(getInitialResult(rewriter, loc, user));
+    plan.freshStart |= !state.back();
+  }
   unsigned numChains = plan.chains.size();
 
   auto emitRound = [&](OpBuilder &builder, Value round, int64_t rep,

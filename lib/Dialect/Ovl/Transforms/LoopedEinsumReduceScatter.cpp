@@ -249,16 +249,18 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
 
   Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                         resultType.getElementType());
-  // Computing ahead, a chain's state is written by its first einsum before
-  // it is read: until then it holds `empty`.
-  Value initial = empty;
-  if (!plan.ring.computeAhead) {
+  // A chain's state is written by its first einsum before it is read
+  // (which starts the sum, rather than adding into a zero fill): until then
+  // it holds `empty`, and the round a chain starts in is emitted outside
+  // the loop.
+  plan.ring.freshStart = !plan.ring.computeAhead;
+  SmallVector<Value> state(plan.ring.chains.size(), empty);
+  auto zeros = [&](OpBuilder &builder) {
     Value zero = arith::ConstantOp::create(
-        rewriter, loc, resultType.getElementType(),
-        rewriter.getZeroAttr(resultType.getElementType()));
-    initial = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  }
-  SmallVector<Value> state(plan.ring.chains.size(), initial);
+        builder, loc, resultType.getElementType(),
+        builder.getZeroAttr(resultType.getElementType()));
+    return linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+  };
 
   // The einsums of `group` in round `rep`, whose index value is `round` +
   // `ahead`: accumulated into the chains' sums or, computing ahead, fresh
@@ -280,10 +282,22 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
     }
     if (active.empty())
       return active;
+    auto starts = [&](unsigned c) {
+      return plan.ring.chains[c].firstRound == rep;
+    };
     if (!plan.ring.computeAhead) {
-      for (auto [c, sum] :
-           llvm::zip(active, accumulate(builder, loc, layout, scatterDim,
-                                        shardSize, targets, current)))
+      // Chains that start together start fresh; a chain starting beside
+      // one that carries a sum (both directions of a phase whose lengths
+      // differ) joins the one einsum with a zero sum.
+      bool fresh = llvm::all_of(active, starts);
+      if (!fresh)
+        for (size_t i = 0; i < active.size(); ++i)
+          if (starts(active[i]))
+            current[i] = zeros(builder);
+      for (auto [c, sum] : llvm::zip(
+               active, accumulate(builder, loc, layout, scatterDim, shardSize,
+                                  targets,
+                                  fresh ? ArrayRef<Value>() : current)))
         sums[c] = sum;
       return active;
     }

@@ -72,7 +72,7 @@ Value RingBuilder::permute(OpBuilder &builder, Value value,
 /// What a round does, for finding rounds of the same structure: per chain,
 /// whether it computes and how far it moves (computing ahead: how far it
 /// moves, whether it computes in the next round and whether it starts
-/// there).
+/// there); with fresh starts, whether a result starts in it.
 static SmallVector<int64_t> roundSignature(const RingPlan &plan,
                                            int64_t round) {
   SmallVector<int64_t> signature;
@@ -82,9 +82,13 @@ static SmallVector<int64_t> roundSignature(const RingPlan &plan,
       signature.push_back(chain.firstRound == round + 1);
     } else {
       signature.push_back(chain.computesIn(round));
+      if (plan.freshStart)
+        signature.push_back(chain.firstRound == round);
     }
     signature.push_back(chain.moveAfter(round));
   }
+  if (plan.freshStart)
+    signature.push_back(round == 0);
   return signature;
 }
 

@@ -64,6 +64,11 @@ struct RingPlan {
   /// flight even when it adds into what that transfer brings. Rounds are
   /// alike when they move alike and the next rounds compute alike.
   bool computeAhead = false;
+  /// The first computation of a result starts it (no zero fill to add
+  /// into): round 0 for AllGather results, a chain's first round for
+  /// ReduceScatter sums. Such a round differs from the rest and is emitted
+  /// outside the loop.
+  bool freshStart = false;
 };
 
 /// Emits ring-related IR for one group of a grid.

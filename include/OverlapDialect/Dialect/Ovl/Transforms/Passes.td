@@ -8,6 +8,7 @@
 #ifndef OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD
 #define OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD
 
+include "OverlapDialect/Analysis/MachineOptions.td"
 include "mlir/Pass/PassBase.td"
 
 def OvlDecomposeCollectiveEinsumPass
@@ -99,7 +100,7 @@ def OvlDecomposeCollectiveEinsumPass
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
-  let options = [
+  let options = !listconcat(Overlap_MachineOptions, [
     Option<"unroll", "unroll", "unsigned", /*default=*/"1",
            "Ring steps per loop iteration: 1 or 2">,
     Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
@@ -115,17 +116,10 @@ def OvlDecomposeCollectiveEinsumPass
                         "all of them"),
              clEnumValN(::mlir::ovl::DecomposeGate::Never, "never",
                         "none"))}]>,
-    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
-           "Built-in hardware name or path of a JSON description">,
-    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "Physical extents such as 4x4x8 (default: near-cubic for the "
-           "grid's device count)">,
-    ListOption<"deviceAssignment", "device-assignment", "int64_t",
-               "Physical device of each logical device (default: row-major)">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark for each candidate: what was decided and why, "
            "with the estimated times">,
-  ];
+  ]);
   let statistics = [
     Statistic<"numAllGathers", "all-gathers", "AllGather-Einsum pairs rewritten">,
     Statistic<"numReduceScatters", "reduce-scatters",
@@ -235,7 +229,7 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     %u = ovl.einsum "bf,fh->bh" %x, %d : ...
     ```
   }];
-  let options = [
+  let options = !listconcat(Overlap_MachineOptions, [
     Option<"algorithm", "algorithm", "::mlir::ovl::ScheduleAlgorithm",
            /*default=*/"::mlir::ovl::ScheduleAlgorithm::BottomUp",
            "The list scheduler: bottom-up (the paper's algorithm 2) or "
@@ -250,14 +244,7 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     Option<"maxInFlight", "max-in-flight", "unsigned", /*default=*/"0",
            "Asynchronous transfers in flight at once (0: the hardware's "
            "dmaSlots)">,
-    Option<"hardware", "hardware", "std::string", /*default=*/"\"tpu-v4\"",
-           "Built-in hardware name or path of a JSON description">,
-    Option<"topology", "topology", "std::string", /*default=*/"\"\"",
-           "Physical extents such as 4x4x8 (default: near-cubic for the "
-           "grid's device count)">,
-    ListOption<"deviceAssignment", "device-assignment", "int64_t",
-               "Physical device of each logical device (default: row-major)">,
-  ];
+  ]);
   let statistics = [
     Statistic<"numBlocks", "blocks", "Blocks scheduled">,
     Statistic<"numMoved", "ops-moved",

@@ -46,10 +46,13 @@ enum class DecomposeGate {
 
 /// What the cost-model gate finds for one pair, in seconds on one device:
 /// the pair as written and the loop the rewrite builds for it (its permutes
-/// made asynchronous as `ovl-async-collectives` makes them), each built on
-/// its own and played by the cost model's timeline (CostModel/Timeline.h)
-/// with the per-op estimates the simulator uses. The pair is worth
-/// decomposing when the loop is faster.
+/// made asynchronous as `ovl-async-collectives` makes them, and ordered by
+/// `ovl-schedule`'s default scheduler, as `ovl-overlap-pipeline` does), each
+/// built on its own with the collectives the pair's einsums also read or
+/// feed (the other candidate of a figure 3 einsum, left blocking) and
+/// played by the cost model's timeline (CostModel/Timeline.h) with the
+/// per-op estimates the simulator uses. The pair is worth decomposing when
+/// the loop is faster.
 struct DecompositionEstimate {
   /// The blocking collective and its einsums.
   double blocking = 0;
@@ -64,14 +67,17 @@ struct DecompositionEstimate {
 };
 
 /// Builds and prices the pair and its decomposition with `options` on
-/// `machine` (built for the collective's grid), leaving the IR unchanged.
-/// Fails, with the reason in `why`, when the pair is not decomposable or
-/// cannot be priced (dynamic shapes).
+/// `machine` (built for the collective's grid, one of `machines`, which
+/// also prices the scheduler's order), leaving the IR unchanged. Fails,
+/// with the reason in `why`, when the pair is not decomposable or cannot be
+/// priced.
 FailureOr<DecompositionEstimate>
 estimateDecomposition(AllGatherOp gather, const MachineModel &machine,
+                      MachineModelCache &machines,
                       const DecomposeOptions &options, std::string &why);
 FailureOr<DecompositionEstimate>
 estimateDecomposition(ReduceScatterOp scatter, const MachineModel &machine,
+                      MachineModelCache &machines,
                       const DecomposeOptions &options, std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
