@@ -42,8 +42,9 @@ struct OverlapPipelineOptions
                      "row-major)")};
   Option<mlir::ovl::DecomposeGate> gate{
       *this, "gate",
-      llvm::cl::desc("Which pairs to decompose: cost (the default, the "
-                     "section 5.5 inequality), always, never"),
+      llvm::cl::desc("Which pairs to decompose: cost (the default: those "
+                     "whose loop the cost model prices faster), always, "
+                     "never"),
       llvm::cl::init(mlir::ovl::DecomposeGate::Cost),
       llvm::cl::values(
           clEnumValN(mlir::ovl::DecomposeGate::Cost, "cost", "by estimate"),
