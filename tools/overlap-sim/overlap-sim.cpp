@@ -74,7 +74,7 @@ static cl::opt<bool> unidirectional(
     cl::desc("Run blocking collectives as one-way rings (default: both ways)"),
     cl::cat(category));
 static cl::opt<bool> jsonOutput("json", cl::desc("Print the report as JSON"),
-                          cl::cat(category));
+                                cl::cat(category));
 static cl::opt<std::string>
     traceFile("trace",
               cl::desc("Write a Chrome/Perfetto trace (chrome://tracing, "
@@ -203,8 +203,8 @@ int main(int argc, char **argv) {
     outs() << "[\n";
   for (auto [i, func] : llvm::enumerate(entries)) {
     mlir::ovl::SimReport report;
-    if (int status = simulateFunction(
-            func, machines, trace ? &trace->os() : nullptr, report))
+    if (int status = simulateFunction(func, machines,
+                                      trace ? &trace->os() : nullptr, report))
       return status;
     if (!allFunctions) {
       if (jsonOutput) {
@@ -216,8 +216,9 @@ int main(int argc, char **argv) {
       continue;
     }
     if (jsonOutput) {
-      outs() << (i ? ",\n" : "") << "{\"function\": "
-             << llvm::json::Value(func.getName().str()) << ", \"report\": ";
+      outs() << (i ? ",\n" : "")
+             << "{\"function\": " << llvm::json::Value(func.getName().str())
+             << ", \"report\": ";
       mlir::ovl::writeReportJSON(report, outs());
       outs() << "}";
     } else {
