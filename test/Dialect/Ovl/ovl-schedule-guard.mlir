@@ -4,10 +4,10 @@
 // TPU v4, a ring of four chips on the 4x4x4 cube; overlap-sim agrees that the
 // kept order is the faster.
 //
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | FileCheck %s --check-prefixes=CHECK,TD
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | FileCheck %s --check-prefixes=CHECK,BU
-//
 // RUN: split-file %s %t
+// RUN: overlap-opt %t/small-first.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | FileCheck %t/small-first.mlir --check-prefixes=CHECK,TD
+// RUN: overlap-opt %t/small-first.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | FileCheck %t/small-first.mlir --check-prefixes=CHECK,BU
+//
 // RUN: overlap-opt %t/small-first.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" -o %t/small-first.td.mlir
 // RUN: overlap-sim %t/small-first.td.mlir --topology 4x4x4 --json > %t/kept.json
 // RUN: overlap-sim %t/big-first.mlir --topology 4x4x4 --json > %t/big-first.json
@@ -45,41 +45,6 @@ func.func @small_first(%small: tensor<1024x1024xbf16>, %w: tensor<1024x4096xbf16
   %db = ovl.collective_permute_done %tb keep(%big) into %pb : tensor<1024x8192xbf16>
   %ds = ovl.collective_permute_done %ts keep(%small) into %ps : tensor<1024x1024xbf16>
   return %e, %db, %ds : tensor<1024x4096xbf16>, tensor<1024x8192xbf16>, tensor<1024x1024xbf16>
-}
-
-// -----
-
-//--- chain.mlir
-/// A chain of two transfers the same way round (%e1, then what arrived of
-/// it) and one the other way, from regret.py's blocks (seed 2026, block 78).
-/// Bottom-up's order, the first transfer's done right after its start and
-/// the einsum that could hide it under the second, takes 144.1 us; the
-/// input order, 133.7 us. Bottom-up keeps the input order.
-
-// CHECK-LABEL: func.func @chain
-// CHECK-SAME: (%[[X:[^:]+]]: tensor<512x4096xbf16>, %[[W1:[^:]+]]: tensor<4096x2048xbf16>,
-// BU: %[[E1:[^ ]+]] = ovl.einsum "ik,kj->ij" %[[X]], %[[W1]]
-// BU-NEXT: ovl.collective_permute_start %[[E1]]
-// BU-NEXT: %[[E4:[^ ]+]] = ovl.einsum "ik,kj->ij" %[[E1]]
-// BU-NEXT: ovl.collective_permute_start %[[E4]]
-// BU-NEXT: %[[D7:[^ ]+]] = ovl.collective_permute_done %{{.+}} keep(%[[E1]])
-// BU-NEXT: ovl.collective_permute_start %[[D7]]
-// BU-NEXT: ovl.collective_permute_done %{{.+}} keep(%[[D7]])
-// BU-NEXT: ovl.collective_permute_done %{{.+}} keep(%[[E4]])
-// BU-NEXT: ovl.einsum "ij,ij->ij" %[[D7]]
-shard.grid @grid(shape = 4)
-
-func.func @chain(%x1: tensor<512x4096xbf16>, %w2: tensor<4096x2048xbf16>, %r3: tensor<512x2048xbf16>, %w4: tensor<2048x2048xbf16>, %r5: tensor<512x2048xbf16>, %r6: tensor<512x2048xbf16>) -> (tensor<512x2048xbf16>, tensor<512x2048xbf16>) {
-  %e1 = ovl.einsum "ik,kj->ij" %x1, %w2 : tensor<512x4096xbf16>, tensor<4096x2048xbf16> -> tensor<512x2048xbf16>
-  %p2, %t3 = ovl.collective_permute_start %e1 into %r3 on @grid axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<512x2048xbf16>
-  %e4 = ovl.einsum "ik,kj->ij" %e1, %w4 : tensor<512x2048xbf16>, tensor<2048x2048xbf16> -> tensor<512x2048xbf16>
-  %p5, %t6 = ovl.collective_permute_start %e4 into %r5 on @grid axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<512x2048xbf16>
-  %d7 = ovl.collective_permute_done %t3 keep(%e1) into %p2 : tensor<512x2048xbf16>
-  %p8, %t9 = ovl.collective_permute_start %d7 into %r6 on @grid axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<512x2048xbf16>
-  %d10 = ovl.collective_permute_done %t9 keep(%d7) into %p8 : tensor<512x2048xbf16>
-  %d11 = ovl.collective_permute_done %t6 keep(%e4) into %p5 : tensor<512x2048xbf16>
-  %e12 = ovl.einsum "ij,ij->ij" %d7, %d10 : tensor<512x2048xbf16>, tensor<512x2048xbf16> -> tensor<512x2048xbf16>
-  return %d11, %e12 : tensor<512x2048xbf16>, tensor<512x2048xbf16>
 }
 
 //--- big-first.mlir

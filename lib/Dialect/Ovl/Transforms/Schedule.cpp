@@ -1343,47 +1343,76 @@ bool isFaster(const BlockOutcome &candidate, const BlockOutcome &current) {
 }
 
 /// Moves the starts and dones of `order`, one at a time, to where the
-/// replay finds the block faster: each in turn to the best position its
-/// dependencies allow without exceeding the budget, in passes until none
-/// helps. The list schedulers decide by local rules, and some trade-offs
-/// only the replay of the whole block settles: whether two transfers that
-/// share links should overlap one einsum (together they take as long as one
-/// after the other, so the einsum hides part of both) or follow each other
-/// (so that the einsum their data feeds can hide the second). Spends at
-/// most kImproveReplays replays on a block: a few passes over the blocks
-/// this pass usually sees (loop bodies of a few transfers), part of one on
-/// the largest.
+/// replay finds the block faster: each in turn to the best position within
+/// the budget, in passes until none helps. A start moved up takes along
+/// the ops it needs that it passes (they go right before it, in their
+/// order), a done moved down the ops that need it; so a start can go above
+/// the einsum that computes what it sends. The list schedulers decide by
+/// local rules, and some trade-offs only the replay of the whole block
+/// settles: whether two transfers that share links should overlap one
+/// einsum (together they take as long as one after the other, so the einsum
+/// hides part of both) or follow each other (so that the einsum their data
+/// feeds can hide the second). Spends at most kImproveReplays replays on a
+/// block: a few passes over the blocks this pass usually sees (loop bodies
+/// of a few transfers), part of one on the largest.
 void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
                         BlockOutcome &outcome) const {
   unsigned n = order.size();
   unsigned replays = 0;
-  SmallVector<unsigned> position(n), trial;
+  SmallVector<unsigned> trial, moved, stayed;
+  // The ops op x depends on, or that depend on it, directly or not.
+  auto reach = [&](unsigned x, bool up) {
+    llvm::BitVector seen(n);
+    SmallVector<unsigned> work{x};
+    while (!work.empty()) {
+      unsigned k = work.pop_back_val();
+      for (unsigned next : up ? graph.nodes[k].preds : graph.nodes[k].succs)
+        if (!seen.test(next)) {
+          seen.set(next);
+          work.push_back(next);
+        }
+    }
+    return seen;
+  };
+  // `order` with x moved to position `at`, what it passes and depends on
+  // (or that depends on it) moved along.
+  auto moveTo = [&](unsigned from, unsigned at, const llvm::BitVector &along) {
+    unsigned x = order[from];
+    unsigned lo = std::min(from, at), hi = std::max(from, at);
+    moved.clear();
+    stayed.clear();
+    for (unsigned i = lo; i <= hi; ++i)
+      if (i != from)
+        (along.test(order[i]) ? moved : stayed).push_back(order[i]);
+    trial.assign(order.begin(), order.begin() + lo);
+    if (at < from) {
+      llvm::append_range(trial, moved);
+      trial.push_back(x);
+      llvm::append_range(trial, stayed);
+    } else {
+      llvm::append_range(trial, stayed);
+      trial.push_back(x);
+      llvm::append_range(trial, moved);
+    }
+    trial.append(order.begin() + hi + 1, order.end());
+  };
   for (bool changed = true; changed && replays < kImproveReplays;) {
     changed = false;
     for (unsigned x = 0; x < n && replays < kImproveReplays; ++x) {
-      const Node &node = graph.nodes[x];
-      if (node.kind == NodeKind::Compute)
+      if (graph.nodes[x].kind == NodeKind::Compute)
         continue;
-      for (auto [i, k] : llvm::enumerate(order))
-        position[k] = i;
-      // Where x may go in the order without it: after its predecessors,
-      // before its successors.
-      unsigned from = position[x], lo = 0, hi = n - 1;
-      auto without = [&](unsigned k) {
-        return position[k] < from ? position[k] : position[k] - 1;
-      };
-      for (unsigned p : node.preds)
-        lo = std::max(lo, without(p) + 1);
-      for (unsigned s : node.succs)
-        hi = std::min(hi, without(s));
+      unsigned from = llvm::find(order, x) - order.begin();
+      llvm::BitVector before = reach(x, /*up=*/true);
+      llvm::BitVector after = reach(x, /*up=*/false);
       std::optional<unsigned> bestAt;
       BlockOutcome best = outcome;
-      for (unsigned at = lo; at <= hi && replays < kImproveReplays; ++at) {
-        if (at == from)
+      for (unsigned at = 0; at < n && replays < kImproveReplays; ++at) {
+        // Next to an op that takes no time is where the op beyond it is.
+        const Node &passed = graph.nodes[order[at]];
+        if (at == from ||
+            (passed.kind == NodeKind::Compute && passed.cost == 0))
           continue;
-        trial.assign(order.begin(), order.end());
-        trial.erase(trial.begin() + from);
-        trial.insert(trial.begin() + at, x);
+        moveTo(from, at, at < from ? before : after);
         BlockOutcome tried = replay(graph, trial);
         ++replays;
         if (tried.overBudgetAt && !outcome.overBudgetAt)
@@ -1396,8 +1425,8 @@ void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
       }
       if (!bestAt)
         continue;
-      order.erase(order.begin() + from);
-      order.insert(order.begin() + *bestAt, x);
+      moveTo(from, *bestAt, *bestAt < from ? before : after);
+      order.assign(trial.begin(), trial.end());
       outcome = best;
       changed = true;
     }
