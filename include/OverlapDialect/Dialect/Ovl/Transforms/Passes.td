@@ -208,10 +208,11 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     Transfers are timed as `overlap-sim` plays them: every transfer of a
     permute (each pair, in every group) is routed on the topology, and
     transfers streaming over the same links share their bandwidth. The list
-    order is then improved by moving single starts and dones where a replay
-    of the block on that model finds it faster, and an order the replay
-    prices slower than the block's input order is never kept: the block
-    keeps its input order (statistic `kept-input`).
+    order is then improved by moving starts and dones (with the ops they
+    need, or that need them, that they pass) where a replay of the block on
+    that model finds it faster, and an order the replay prices slower than
+    the block's input order is never kept: the block keeps its input order
+    (statistic `kept-input`).
 
     Dependencies are SSA uses (also from inside nested regions), in-place
     writes (an op writing into a tensor it takes as destination stays after
