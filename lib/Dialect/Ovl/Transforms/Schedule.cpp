@@ -334,9 +334,12 @@ public:
       flows.resize(flows.size() + node.kinds.size());
     }
     for (auto [k, kind] : llvm::enumerate(node.kinds)) {
-      Flow &flow = flows[firstFlow[s] + k];
+      unsigned i = firstFlow[s] + k;
+      Flow &flow = flows[i];
       if (flow.phase == 1)
         load(flow, -1);
+      if (!flow.kind || flow.phase == 3)
+        active.push_back(i);
       flow = Flow();
       flow.kind = &kind;
       flow.work[0] = backwards ? 0 : kind.setup;
@@ -344,6 +347,7 @@ public:
       flow.work[2] = backwards ? kind.setup : 0;
       enterPhase(flow);
     }
+    retire();
   }
 
   bool isOpen(unsigned s) const { return firstFlow[s] >= 0; }
@@ -416,9 +420,8 @@ private:
   bool step(double until) {
     double next = std::numeric_limits<double>::infinity();
     std::optional<unsigned> first;
-    for (auto [i, flow] : llvm::enumerate(flows)) {
-      if (!flow.kind || flow.phase == 3)
-        continue;
+    for (unsigned i : active) {
+      const Flow &flow = flows[i];
       double at = time + flow.work[flow.phase] * slowdown(flow);
       if (at < next) {
         next = at;
@@ -434,8 +437,8 @@ private:
     // The first to finish finishes whatever the rounding left.
     flows[*first].work[flows[*first].phase] = 0;
     SmallVector<unsigned, 4> changed;
-    for (auto [i, flow] : llvm::enumerate(flows))
-      if (flow.kind && flow.phase < 3 && flow.work[flow.phase] <= kEpsilon)
+    for (unsigned i : active)
+      if (flows[i].work[flows[i].phase] <= kEpsilon)
         changed.push_back(i);
     for (unsigned i : changed) {
       Flow &flow = flows[i];
@@ -444,15 +447,21 @@ private:
       ++flow.phase;
       enterPhase(flow);
     }
+    retire();
     return true;
   }
   void progress(double until) {
     double elapsed = until - time;
     if (elapsed > 0)
-      for (Flow &flow : flows)
-        if (flow.kind && flow.phase < 3)
-          flow.work[flow.phase] -= elapsed / slowdown(flow);
+      for (unsigned i : active) {
+        Flow &flow = flows[i];
+        flow.work[flow.phase] -= elapsed / slowdown(flow);
+      }
     time = std::max(time, until);
+  }
+  /// Drops the flows that ended from `active`, keeping its order.
+  void retire() {
+    llvm::erase_if(active, [&](unsigned i) { return flows[i].phase == 3; });
   }
 
   /// Work below this (a femtosecond) is done: absorbs rounding.
@@ -460,8 +469,10 @@ private:
   const BlockGraph &graph;
   bool backwards;
   double time = 0;
-  /// The flows of each start's kinds, consecutive from firstFlow[start].
+  /// The flows of each start's kinds, consecutive from firstFlow[start],
+  /// and those that have not ended, in the order they were opened.
   SmallVector<Flow> flows;
+  SmallVector<unsigned> active;
   SmallVector<int> firstFlow;
   SmallVector<int> loads;
 };
