@@ -5,6 +5,10 @@
 // topology. Prints how long one step takes and where the time goes, as text
 // or JSON, and can write a Chrome/Perfetto trace of every device and link.
 //
+// With --all-functions it plays every function of the module in turn, one
+// report each, so that a script comparing many variants of a program (say
+// every order of a block) pays for one process and one parse.
+//
 // Exit status: 0 on success, 1 when the program cannot be simulated (a
 // located error says why), 2 on a usage error.
 //
@@ -24,6 +28,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +44,11 @@ static cl::opt<std::string>
     entryName("entry",
               cl::desc("Function to simulate (default: the only public one)"),
               cl::cat(category));
+static cl::opt<bool> allFunctions(
+    "all-functions",
+    cl::desc("Simulate every function with a body, in module order; --json "
+             "prints a list of {\"function\", \"report\"} objects"),
+    cl::cat(category));
 static cl::opt<std::string> hardware(
     "hardware", cl::init("tpu-v4"),
     cl::desc("Built-in hardware (tpu-v4, tpu-v5e, tpu-v5p, h100-nvlink) or "
@@ -63,8 +73,8 @@ static cl::opt<bool> unidirectional(
     "unidirectional-collectives",
     cl::desc("Run blocking collectives as one-way rings (default: both ways)"),
     cl::cat(category));
-static cl::opt<bool> json("json", cl::desc("Print the report as JSON"),
-                          cl::cat(category));
+static cl::opt<bool> jsonOutput("json", cl::desc("Print the report as JSON"),
+                                cl::cat(category));
 static cl::opt<std::string>
     traceFile("trace",
               cl::desc("Write a Chrome/Perfetto trace (chrome://tracing, "
@@ -93,6 +103,42 @@ static mlir::FunctionOpInterface findEntry(mlir::ModuleOp module) {
   return found;
 }
 
+/// Simulates `func` on the machine of its grid (`machines` builds one per
+/// grid shape) into `report`. Returns the exit status: 0, or 1 or 2 after
+/// saying why.
+static int simulateFunction(mlir::FunctionOpInterface func,
+                            mlir::ovl::MachineModelCache &machines,
+                            raw_ostream *trace, mlir::ovl::SimReport &report) {
+  FailureOr<SmallVector<int64_t, 4>> gridShape =
+      mlir::ovl::getProgramGridShape(func);
+  if (failed(gridShape))
+    return 1;
+  Expected<const mlir::ovl::MachineModel *> machine = machines.get(*gridShape);
+  if (!machine) {
+    errs() << "overlap-sim: " << toString(machine.takeError()) << "\n";
+    return 2;
+  }
+  mlir::ovl::SimProgramOptions programOptions;
+  if (unidirectional)
+    programOptions.collectiveDirection =
+        mlir::ovl::RingDirection::Unidirectional;
+  FailureOr<mlir::ovl::SimProgram> program =
+      mlir::ovl::buildSimProgram(func, **machine, programOptions);
+  if (failed(program))
+    return 1;
+  mlir::ovl::SimOptions simOptions;
+  simOptions.maxInFlight = maxInFlight;
+  simOptions.trace = trace;
+  Expected<mlir::ovl::SimReport> simulated =
+      mlir::ovl::simulate(*program, **machine, simOptions);
+  if (!simulated) {
+    errs() << "overlap-sim: " << toString(simulated.takeError()) << "\n";
+    return 1;
+  }
+  report = std::move(*simulated);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -100,6 +146,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "overlap-sim: simulate an ovl program on a model of an accelerator "
       "pod\n");
+  if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
+    errs() << "overlap-sim: --all-functions takes neither --entry nor "
+              "--trace\n";
+    return 2;
+  }
 
   mlir::DialectRegistry registry;
   overlap::registerAllDialects(registry);
@@ -119,31 +170,23 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
-  mlir::FunctionOpInterface entry = findEntry(*module);
-  if (!entry)
-    return 1;
 
-  FailureOr<SmallVector<int64_t, 4>> gridShape =
-      mlir::ovl::getProgramGridShape(entry);
-  if (failed(gridShape))
-    return 1;
-  Expected<mlir::ovl::MachineModel> machine = mlir::ovl::buildMachineModel(
-      hardware, topology, deviceAssignment, *gridShape);
-  if (!machine) {
-    errs() << "overlap-sim: " << toString(machine.takeError()) << "\n";
-    return 2;
+  SmallVector<mlir::FunctionOpInterface> entries;
+  if (allFunctions) {
+    for (auto func : module->getOps<mlir::FunctionOpInterface>())
+      if (!func.isExternal())
+        entries.push_back(func);
+    if (entries.empty()) {
+      module->emitError("no function with a body to simulate");
+      return 1;
+    }
+  } else {
+    mlir::FunctionOpInterface entry = findEntry(*module);
+    if (!entry)
+      return 1;
+    entries.push_back(entry);
   }
-  mlir::ovl::SimProgramOptions programOptions;
-  if (unidirectional)
-    programOptions.collectiveDirection =
-        mlir::ovl::RingDirection::Unidirectional;
-  FailureOr<mlir::ovl::SimProgram> program =
-      mlir::ovl::buildSimProgram(entry, *machine, programOptions);
-  if (failed(program))
-    return 1;
 
-  mlir::ovl::SimOptions simOptions;
-  simOptions.maxInFlight = maxInFlight;
   std::unique_ptr<ToolOutputFile> trace;
   if (!traceFile.empty()) {
     std::error_code ec;
@@ -153,21 +196,38 @@ int main(int argc, char **argv) {
              << "': " << ec.message() << "\n";
       return 2;
     }
-    simOptions.trace = &trace->os();
   }
-  Expected<mlir::ovl::SimReport> report =
-      mlir::ovl::simulate(*program, *machine, simOptions);
-  if (!report) {
-    errs() << "overlap-sim: " << toString(report.takeError()) << "\n";
-    return 1;
+  mlir::ovl::MachineModelCache machines(hardware, topology, deviceAssignment);
+  if (allFunctions && jsonOutput)
+    outs() << "[\n";
+  for (auto [i, func] : llvm::enumerate(entries)) {
+    mlir::ovl::SimReport report;
+    if (int status = simulateFunction(func, machines,
+                                      trace ? &trace->os() : nullptr, report))
+      return status;
+    if (!allFunctions) {
+      if (jsonOutput) {
+        mlir::ovl::writeReportJSON(report, outs());
+        outs() << "\n";
+      } else {
+        mlir::ovl::printReport(report, outs());
+      }
+      continue;
+    }
+    if (jsonOutput) {
+      outs() << (i ? ",\n" : "")
+             << "{\"function\": " << llvm::json::Value(func.getName().str())
+             << ", \"report\": ";
+      mlir::ovl::writeReportJSON(report, outs());
+      outs() << "}";
+    } else {
+      outs() << (i ? "\n" : "") << "@" << func.getName() << "\n";
+      mlir::ovl::printReport(report, outs());
+    }
   }
+  if (allFunctions && jsonOutput)
+    outs() << "\n]\n";
   if (trace)
     trace->keep();
-  if (json) {
-    mlir::ovl::writeReportJSON(*report, outs());
-    outs() << "\n";
-  } else {
-    mlir::ovl::printReport(*report, outs());
-  }
   return 0;
 }

@@ -1,11 +1,16 @@
 // RUN: overlap-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline="builtin.module(func.func(ovl-schedule{hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefixes=CHECK,BU
 // RUN: overlap-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefixes=CHECK,TD
+// RUN: overlap-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline="builtin.module(func.func(ovl-schedule{hardware=%S/Inputs/schedule-latency-chip.json}))" | FileCheck %s --check-prefix=SLOTS
+// RUN: overlap-opt %s --split-input-file --allow-unregistered-dialect --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down hardware=%S/Inputs/schedule-latency-chip.json}))" | FileCheck %s --check-prefix=SLOTS
 
 // ovl-schedule on tiny blocks, each run by both schedulers: CHECK lines hold
 // for both, BU for bottom-up (the default), TD for top-down. The machine is
 // Inputs/schedule-chip.json, whose round numbers make the costs easy to
 // follow: an einsum of 4x32 by 32x16 takes 4.1 us, a 32x16xf32 transfer to
-// the neighbour 2.56 us, so one einsum hides one transfer.
+// the neighbour 2.56 us, so one einsum hides one transfer. Its transfers
+// are all bandwidth: two over the same links take as long together as one
+// after the other. SLOTS checks Inputs/schedule-latency-chip.json, whose
+// transfers take as long but are all latency, so that they overlap.
 
 /// The einsum that does not need the transfer moves between the start and
 /// the done, which lands right before its first user.
@@ -194,8 +199,9 @@ func.func @in_place(%x: tensor<1x32xf32>, %a: tensor<32x16xf32>, %spare: tensor<
 
 /// Memory: bottom-up starts each transfer as late as its cover allows (an
 /// einsum here), so that its receive buffer is live no longer than needed;
-/// top-down starts both at the top, as early as its operands and the budget
-/// allow.
+/// top-down starts each as early as its operands, the budget and the links
+/// allow: %a at the top, %b, over the same links, once %a's transfer has
+/// arrived (one einsum later), as it would arrive no sooner started with it.
 
 // CHECK-LABEL: func.func @start_not_earlier_than_needed
 // CHECK-SAME: (%[[X:[^:]+]]: tensor<4x32xf32>, %[[W:[^:]+]]: tensor<32x16xf32>, %[[A:[^:]+]]: tensor<32x16xf32>, %[[B:[^:]+]]: tensor<32x16xf32>,
@@ -206,8 +212,8 @@ func.func @in_place(%x: tensor<1x32xf32>, %a: tensor<32x16xf32>, %spare: tensor<
 // BU-NEXT: ovl.collective_permute_start %[[B]]
 // BU-NEXT: ovl.collective_permute_done %{{.+}} keep(%[[A]])
 // TD: ovl.collective_permute_start %[[A]]
-// TD-NEXT: ovl.collective_permute_start %[[B]]
 // TD-NEXT: ovl.einsum "bf,fh->bh" %[[X]], %[[W]] :
+// TD-NEXT: ovl.collective_permute_start %[[B]]
 shard.grid @ring(shape = 2)
 
 func.func @start_not_earlier_than_needed(%x: tensor<4x32xf32>, %w: tensor<32x16xf32>, %a: tensor<32x16xf32>, %b: tensor<32x16xf32>, %ra: tensor<32x16xf32>, %rb: tensor<32x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
@@ -267,13 +273,15 @@ func.func @nested_blocks(%cond: i1, %x: tensor<4x32xf32>, %w: tensor<32x16xf32>,
 // -----
 
 /// Without max-in-flight the budget is the hardware's dmaSlots, 4 on
-/// Inputs/schedule-chip.json: four transfers go, then a done.
+/// Inputs/schedule-latency-chip.json: four transfers go, then a done.
+/// (Bandwidth-bound over one link, on schedule-chip.json, the transfers
+/// would gain nothing from going together.)
 
-// CHECK-LABEL: func.func @budget_from_dma_slots
-// CHECK-COUNT-4: ovl.collective_permute_start
-// CHECK-NEXT: ovl.collective_permute_done
-// CHECK-NOT: ovl.collective_permute_done
-// CHECK: ovl.collective_permute_start
+// SLOTS-LABEL: func.func @budget_from_dma_slots
+// SLOTS-COUNT-4: ovl.collective_permute_start
+// SLOTS-NEXT: ovl.collective_permute_done
+// SLOTS-NOT: ovl.collective_permute_done
+// SLOTS: ovl.collective_permute_start
 shard.grid @ring(shape = 2)
 
 func.func @budget_from_dma_slots(%x: tensor<1x32xf32>, %a0: tensor<32x16xf32>, %a1: tensor<32x16xf32>, %a2: tensor<32x16xf32>, %a3: tensor<32x16xf32>, %a4: tensor<32x16xf32>, %a5: tensor<32x16xf32>, %b0: tensor<32x16xf32>, %b1: tensor<32x16xf32>, %b2: tensor<32x16xf32>, %b3: tensor<32x16xf32>, %b4: tensor<32x16xf32>, %b5: tensor<32x16xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>) {

@@ -197,6 +197,15 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     that lets another transfer start, so that the work is spread between
     the transfers by cost rather than piled behind the first.
 
+    Transfers are timed as `overlap-sim` plays them: every transfer of a
+    permute (each pair, in every group) is routed on the topology, and
+    transfers streaming over the same links share their bandwidth. The list
+    order is then improved by moving starts and dones (with the ops they
+    need, or that need them, that they pass) where a replay of the block on
+    that model finds it faster, and an order the replay prices slower than
+    the block's input order is never kept: the block keeps its input order
+    (statistic `kept-input`).
+
     Dependencies are SSA uses (also from inside nested regions), in-place
     writes (an op writing into a tensor it takes as destination stays after
     the earlier readers of that tensor, so bufferization needs no copy) and
@@ -252,6 +261,9 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     Statistic<"numOverBudget", "over-budget",
               "Blocks whose dependencies force more transfers in flight "
               "than the budget">,
+    Statistic<"numKeptInput", "kept-input",
+              "Blocks left in their input order, which the cost model "
+              "prices faster than the scheduler's">,
   ];
 }
 
