@@ -4,7 +4,6 @@
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 
-
 using namespace mlir;
 using namespace mlir::ovl;
 

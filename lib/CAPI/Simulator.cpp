@@ -86,8 +86,7 @@ MlirLogicalResult overlapSimulate(MlirModule module, MlirStringRef entry,
                                   MlirStringRef topology, intptr_t numAssigned,
                                   const int64_t *deviceAssignment,
                                   unsigned maxInFlight,
-                                  MlirStringCallback callback,
-                                  void *userData) {
+                                  MlirStringCallback callback, void *userData) {
   ArrayRef<int64_t> assignment;
   if (numAssigned > 0 && deviceAssignment)
     assignment = ArrayRef<int64_t>(deviceAssignment, numAssigned);

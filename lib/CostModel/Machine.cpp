@@ -43,9 +43,9 @@ static std::string describeAxes(llvm::ArrayRef<int16_t> axes) {
   if (axes.size() == 1)
     return "axis " + std::to_string(axes.front());
   return "axes [" +
-         llvm::join(llvm::map_range(
-                        axes, [](int16_t a) { return std::to_string(a); }),
-                    ", ") +
+         llvm::join(
+             llvm::map_range(axes, [](int16_t a) { return std::to_string(a); }),
+             ", ") +
          "]";
 }
 
@@ -83,8 +83,8 @@ void MachineModel::forEachLinkPart(
     targetOf[source] = target;
   }
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routes;
-  for (int64_t logical = 0, e = assignment.getNumLogicalDevices();
-       logical < e; ++logical) {
+  for (int64_t logical = 0, e = assignment.getNumLogicalDevices(); logical < e;
+       ++logical) {
     int64_t target = targetOf[assignment.groupIndex(logical, group.axes)];
     if (target < 0)
       continue;
@@ -240,8 +240,8 @@ static std::vector<CollectiveRound> ringRounds(llvm::ArrayRef<int16_t> axes,
 bool MachineModel::closes(llvm::ArrayRef<int16_t> ring) const {
   int64_t size = assignment.groupSize(ring);
   int64_t longestEdge = 0, longestClosing = 0;
-  for (int64_t logical = 0, e = assignment.getNumLogicalDevices();
-       logical < e; ++logical) {
+  for (int64_t logical = 0, e = assignment.getNumLogicalDevices(); logical < e;
+       ++logical) {
     int64_t index = assignment.groupIndex(logical, ring);
     int64_t next = assignment.groupMember(logical, ring, (index + 1) % size);
     int64_t hops =
@@ -326,8 +326,8 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
     if (direction == RingDirection::Unidirectional)
       return algorithms;
     if (closes(ring))
-      algorithms.append(
-          {RingAlgorithm::BidirectionalHalves, RingAlgorithm::BidirectionalWhole});
+      algorithms.append({RingAlgorithm::BidirectionalHalves,
+                         RingAlgorithm::BidirectionalWhole});
     algorithms.push_back(RingAlgorithm::Line);
     return algorithms;
   };
@@ -343,8 +343,8 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
       std::vector<CollectiveRound> &mine = partRounds.emplace_back();
       // All-gather blocks grow ring by ring; a reduce-scatter's start at
       // the whole buffer and shrink.
-      double data = scatter ? partBytes * static_cast<double>(groupSize)
-                            : partBytes;
+      double data =
+          scatter ? partBytes * static_cast<double>(groupSize) : partBytes;
       for (const llvm::SmallVector<int16_t, 2> &ring : ringsOfPart) {
         int64_t size = assignment.groupSize(ring);
         double block = scatter ? data / static_cast<double>(size) : data;
@@ -363,10 +363,10 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
             chosenTime = time;
           }
         }
-        option.phases.push_back(CollectivePhase{
-            static_cast<unsigned>(part), ring, size, block, chosen,
-            static_cast<int64_t>(chosenRounds.size()),
-            chosenRounds.front().sends.front().bytes});
+        option.phases.push_back(
+            CollectivePhase{static_cast<unsigned>(part), ring, size, block,
+                            chosen, static_cast<int64_t>(chosenRounds.size()),
+                            chosenRounds.front().sends.front().bytes});
         llvm::append_range(mine, chosenRounds);
         data = scatter ? block : data * static_cast<double>(size);
       }
@@ -395,11 +395,9 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
 // Building
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<MachineModel>
-mlir::ovl::buildMachineModel(const HardwareDescription &hw,
-                             llvm::StringRef topology,
-                             llvm::ArrayRef<int64_t> assignment,
-                             llvm::ArrayRef<int64_t> gridShape) {
+llvm::Expected<MachineModel> mlir::ovl::buildMachineModel(
+    const HardwareDescription &hw, llvm::StringRef topology,
+    llvm::ArrayRef<int64_t> assignment, llvm::ArrayRef<int64_t> gridShape) {
   int64_t numDevices = 1;
   for (int64_t size : gridShape)
     numDevices *= size;

@@ -129,8 +129,7 @@ const Footprint &Player::footprintOf(const SimStep &step) {
   const HardwareDescription &hw = machine.hardware;
   double hopLatency = static_cast<double>(
       machine.topology.getKind() == InterconnectKind::Switch ? 1 : maxHops);
-  footprint.latency =
-      hw.collectiveLaunchOverhead + hopLatency * hw.hopLatency;
+  footprint.latency = hw.collectiveLaunchOverhead + hopLatency * hw.hopLatency;
   return footprint;
 }
 

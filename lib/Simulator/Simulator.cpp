@@ -374,8 +374,8 @@ llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
       auto [it, inserted] = viewOf.try_emplace(send.axes, 0);
       if (inserted)
         it->second = addView(send.axes);
-      roundSends.push_back(RoundSend{it->second, send.shift, send.wraps,
-                                     send.bytes});
+      roundSends.push_back(
+          RoundSend{it->second, send.shift, send.wraps, send.bytes});
     }
     played.sendsEnd = roundSends.size();
     slot += round.sends.size();
@@ -1052,8 +1052,7 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
   if (!simulation.hasPerDeviceStats()) {
     // Too many (device, op) pairs to keep: run again (deterministically the
     // same) keeping the waits of the critical device only.
-    Simulation again(program, machine, options, report.criticalDevice,
-                     nullptr);
+    Simulation again(program, machine, options, report.criticalDevice, nullptr);
     if (llvm::Error err = again.prepare())
       return std::move(err);
     if (llvm::Error err = again.run())

@@ -73,11 +73,11 @@ double ceilHalf(int64_t n) { return static_cast<double>(n / 2); }
 TEST(CollectivePlanTest, WrappedRingOneWay) {
   for (int64_t n : {2, 4, 8}) {
     SCOPED_TRACE(n);
-    MachineModel machine =
-        mustBuild(testTorus(1, 0), std::to_string(n), {n});
+    MachineModel machine = mustBuild(testTorus(1, 0), std::to_string(n), {n});
     for (CollectiveKind kind : {kGather, kScatter}) {
       CollectivePlan plan = machine.planCollective(kind, kShard, {0}, kUni);
-      EXPECT_DOUBLE_EQ(plan.seconds, kLaunch + (n - 1) * (kAlpha + kShard / kB));
+      EXPECT_DOUBLE_EQ(plan.seconds,
+                       kLaunch + (n - 1) * (kAlpha + kShard / kB));
       EXPECT_EQ(plan.rounds.size(), static_cast<size_t>(n - 1));
       ASSERT_EQ(plan.phases.size(), 1u);
       EXPECT_EQ(plan.phases[0].algorithm, RingAlgorithm::Unidirectional);
@@ -91,8 +91,7 @@ TEST(CollectivePlanTest, WrappedRingBothWaysTakesWholeBlocks) {
   // same bandwidth term (n - 1) S / (2B). For n = 2 the two are one round.
   for (int64_t n : {2, 3, 4, 8}) {
     SCOPED_TRACE(n);
-    MachineModel machine =
-        mustBuild(testTorus(1, 0), std::to_string(n), {n});
+    MachineModel machine = mustBuild(testTorus(1, 0), std::to_string(n), {n});
     CollectivePlan plan = machine.planCollective(kGather, kShard, {0}, kBi);
     EXPECT_DOUBLE_EQ(plan.seconds, kLaunch + ceilHalf(n) * kAlpha +
                                        (n - 1) * kShard / (2 * kB));
@@ -110,8 +109,7 @@ TEST(CollectivePlanTest, OpenLineRunsBothWaysWithoutTheClosingEdge) {
   // carries one whole block a round and no edge is longer than a hop.
   for (int64_t n : {3, 4, 8}) {
     SCOPED_TRACE(n);
-    MachineModel machine =
-        mustBuild(testTorus(1, 16), std::to_string(n), {n});
+    MachineModel machine = mustBuild(testTorus(1, 16), std::to_string(n), {n});
     EXPECT_FALSE(machine.closes({0}));
     EXPECT_DOUBLE_EQ(machine.collectiveTime(kGather, kShard, {0}, kUni),
                      kLaunch + (n - 1) * ((n - 1) * kAlpha + kShard / kB));
@@ -125,8 +123,7 @@ TEST(CollectivePlanTest, AllReduceIsReduceScatterThenAllGather) {
   for (int64_t n : {2, 4, 8}) {
     for (RingDirection direction : {kUni, kBi}) {
       SCOPED_TRACE(n);
-      MachineModel machine =
-          mustBuild(testTorus(1, 0), std::to_string(n), {n});
+      MachineModel machine = mustBuild(testTorus(1, 0), std::to_string(n), {n});
       double buffer = 256, shard = buffer / n;
       double allReduce = machine.collectiveTime(CollectiveKind::AllReduce,
                                                 buffer, {0}, direction);
@@ -148,8 +145,8 @@ TEST(CollectivePlanTest, TwoAxesSplitTheDataOverBothAxesLinks) {
   CollectivePlan plan = machine.planCollective(kGather, kShard, {0, 1}, kBi);
   EXPECT_EQ(plan.parts, 2u);
   double half = kShard / 2;
-  double expected = kLaunch + 4 * kAlpha +
-                    (half + half / 2 + 4 * half + 2 * half) / kB;
+  double expected =
+      kLaunch + 4 * kAlpha + (half + half / 2 + 4 * half + 2 * half) / kB;
   EXPECT_DOUBLE_EQ(plan.seconds, expected);
   // The same sizes one axis after the other: twice the bandwidth term.
   double sequential = kLaunch + 4 * kAlpha +
@@ -210,8 +207,7 @@ TEST(CollectivePlanTest, SwitchIsOneRingSharingEgress) {
   ASSERT_EQ(uni.phases.size(), 1u);
   EXPECT_EQ(uni.phases[0].size, 8);
   CollectivePlan bi = machine.planCollective(kScatter, kShard, {0, 1}, kBi);
-  EXPECT_DOUBLE_EQ(bi.seconds,
-                   kLaunch + 4 * kAlpha + 7 * kShard / egress);
+  EXPECT_DOUBLE_EQ(bi.seconds, kLaunch + 4 * kAlpha + 7 * kShard / egress);
 }
 
 TEST(CollectivePlanTest, RingStepsShareLinksWhereTheyOverlap) {
@@ -288,9 +284,8 @@ TEST(CollectivePlanTest, PublishedLatencyBoundAllGather) {
   std::optional<HardwareDescription> hw = lookupHardware("tpu-v4");
   ASSERT_TRUE(hw);
   MachineModel machine = mustBuild(*hw, "4x4x4", {4, 4, 4});
-  double hops =
-      machine.collectiveTime(kGather, 64, {2}, kBi) -
-      hw->collectiveLaunchOverhead;
+  double hops = machine.collectiveTime(kGather, 64, {2}, kBi) -
+                hw->collectiveLaunchOverhead;
   expectNear10(hops, 2e-6);
 }
 

@@ -114,11 +114,10 @@ TEST(TimelineTest, BlockingCollectiveTakesItsPlan) {
   b.collective(CollectiveKind::AllGather, 64);
   b.compute(1);
   MachineModel machine = line(8);
-  EXPECT_DOUBLE_EQ(
-      estimateTimeline(b.program, machine).stepTime,
-      machine.collectiveTime(CollectiveKind::AllGather, 64, {0},
-                             RingDirection::Bidirectional) +
-          1);
+  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, machine).stepTime,
+                   machine.collectiveTime(CollectiveKind::AllGather, 64, {0},
+                                          RingDirection::Bidirectional) +
+                       1);
 }
 
 TEST(TimelineTest, TransfersInFlightShareLinksFairly) {

@@ -69,10 +69,9 @@ struct OverlapPipelineOptions
       llvm::cl::desc("Asynchronous transfers in flight (0: the hardware's "
                      "DMA slots)"),
       llvm::cl::init(0)};
-  Option<bool> remarks{
-      *this, "remarks",
-      llvm::cl::desc("Remark on every decomposition decision"),
-      llvm::cl::init(false)};
+  Option<bool> remarks{*this, "remarks",
+                       llvm::cl::desc("Remark on every decomposition decision"),
+                       llvm::cl::init(false)};
 };
 
 /// Adds to `pm` (anchored on builtin.module) the whole overlap pipeline:

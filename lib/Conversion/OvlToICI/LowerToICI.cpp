@@ -51,11 +51,11 @@ public:
                                ? plan.phases.size() / 2
                                : plan.phases.size();
     for (auto [i, phase] : llvm::enumerate(plan.phases)) {
-      StringRef name = plan.kind == CollectiveKind::AllGather ||
-                               (plan.kind == CollectiveKind::AllReduce &&
-                                i >= scatterPhases)
-                           ? "all_gather"
-                           : "reduce_scatter";
+      StringRef name =
+          plan.kind == CollectiveKind::AllGather ||
+                  (plan.kind == CollectiveKind::AllReduce && i >= scatterPhases)
+              ? "all_gather"
+              : "reduce_scatter";
       addPhase(name, phase, plan.parts);
     }
   }
@@ -92,7 +92,8 @@ private:
       SmallVector<NamedAttribute> entry = describeTransfer(
           placed.groupMember(device, phase.axes, peerIndex), phase.sendBytes,
           phase.numRounds, /*negative=*/way == "backward");
-      entry.push_back(builder.getNamedAttr("phase", builder.getStringAttr(name)));
+      entry.push_back(
+          builder.getNamedAttr("phase", builder.getStringAttr(name)));
       entry.push_back(builder.getNamedAttr(
           "axes", builder.getDenseI16ArrayAttr(phase.axes)));
       entry.push_back(

@@ -59,7 +59,7 @@ protected:
         return %r : tensor<4096x1024xbf16>
       }
     )mlir",
-                                     &context);
+                                         &context);
     EXPECT_TRUE(module);
     module->walk([&](AllGatherOp op) { gather = op; });
     module->walk([&](ReduceScatterOp op) { scatter = op; });
@@ -156,9 +156,9 @@ TEST_F(DecompositionEstimateTest, BlockingIsTheCollectivePlusTheEinsum) {
     double comp = estimateCompute(einsum, model.costModel)->seconds;
     EXPECT_EQ(e.groupSize, 4);
     EXPECT_DOUBLE_EQ(e.blockingCompute, comp);
-    EXPECT_DOUBLE_EQ(e.blocking,
-                     comp + *estimateCollective(op, model,
-                                                RingDirection::Bidirectional));
+    EXPECT_DOUBLE_EQ(
+        e.blocking,
+        comp + *estimateCollective(op, model, RingDirection::Bidirectional));
     EXPECT_DOUBLE_EQ(e.gain(), e.blocking - e.decomposed);
   }
 }
@@ -224,7 +224,7 @@ TEST(DecompositionEstimateErrorTest, DynamicShapesAreNotPriced) {
       return %y : tensor<?x64xf32>
     }
   )mlir",
-                                                        &context);
+                                                             &context);
   ASSERT_TRUE(module);
   AllGatherOp gather;
   module->walk([&](AllGatherOp op) { gather = op; });

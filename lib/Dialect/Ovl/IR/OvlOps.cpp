@@ -441,8 +441,8 @@ static LogicalResult verifyScatterFactor(Operation *op, ShapedType input,
     return success();
   if (in % groupSize != 0)
     return op->emitOpError("input dim ")
-           << dim << " of size " << in
-           << " is not divisible by the group size " << groupSize;
+           << dim << " of size " << in << " is not divisible by the group size "
+           << groupSize;
   if (!ShapedType::isDynamic(out) && out != in / groupSize)
     return op->emitOpError("result dim ")
            << dim << " has size " << out << "; expected " << in / groupSize
@@ -502,9 +502,8 @@ ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
   if (failed(groupSize))
     return failure();
-  return verifyScatterFactor(*this, getInput().getType(),
-                             getResult().getType(), getScatterDim(),
-                             *groupSize);
+  return verifyScatterFactor(*this, getInput().getType(), getResult().getType(),
+                             getScatterDim(), *groupSize);
 }
 
 std::optional<int64_t>
@@ -620,9 +619,7 @@ std::optional<CollectiveKind> CollectivePermuteStartOp::getCollectiveKind() {
   return std::nullopt;
 }
 
-Type CollectivePermuteStartOp::getPayloadType() {
-  return getInput().getType();
-}
+Type CollectivePermuteStartOp::getPayloadType() { return getInput().getType(); }
 
 //===----------------------------------------------------------------------===//
 // CollectivePermuteDoneOp
@@ -701,9 +698,8 @@ BufferReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
   if (failed(groupSize))
     return failure();
-  return verifyScatterFactor(*this, getInput().getType(),
-                             getOutput().getType(), getScatterDim(),
-                             *groupSize);
+  return verifyScatterFactor(*this, getInput().getType(), getOutput().getType(),
+                             getScatterDim(), *groupSize);
 }
 
 LogicalResult BufferAllReduceOp::verify() {

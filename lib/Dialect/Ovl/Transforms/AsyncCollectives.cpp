@@ -68,88 +68,87 @@ unsigned mlir::ovl::makePermutesAsynchronous(Operation *root) {
   SmallVector<CollectivePermuteOp> permutes;
   root->walk([&](CollectivePermuteOp permute) { permutes.push_back(permute); });
 
-    // Chains, found before anything changes.
-    llvm::DenseMap<Operation *, CollectivePermuteOp> predecessor;
-    llvm::DenseMap<Operation *, CollectivePermuteOp> successor;
-    for (CollectivePermuteOp permute : permutes) {
-      if (CollectivePermuteOp pred =
-              findChainPredecessor(permute.getInput(), permute->getBlock())) {
-        predecessor[permute] = pred;
-        successor[pred] = permute;
+  // Chains, found before anything changes.
+  llvm::DenseMap<Operation *, CollectivePermuteOp> predecessor;
+  llvm::DenseMap<Operation *, CollectivePermuteOp> successor;
+  for (CollectivePermuteOp permute : permutes) {
+    if (CollectivePermuteOp pred =
+            findChainPredecessor(permute.getInput(), permute->getBlock())) {
+      predecessor[permute] = pred;
+      successor[pred] = permute;
+    }
+  }
+
+  IRRewriter rewriter(root->getContext());
+  // Chain starts inside loops receive into a new iteration argument that
+  // the loop yields back as the chain's last send buffer.
+  llvm::DenseMap<Operation *, Value> spareOf;
+  llvm::MapVector<scf::ForOp, SmallVector<CollectivePermuteOp>> loopStarts;
+  for (CollectivePermuteOp permute : permutes)
+    if (!predecessor.count(permute))
+      if (auto loop = dyn_cast<scf::ForOp>(permute->getParentOp()))
+        loopStarts[loop].push_back(permute);
+  for (auto &[loop, starts] : loopStarts) {
+    rewriter.setInsertionPoint(loop);
+    SmallVector<Value> inits;
+    for (CollectivePermuteOp start : starts)
+      inits.push_back(createReceiveBuffer(rewriter, loop.getLoc(),
+                                          start.getInput().getType()));
+    SmallVector<CollectivePermuteOp> chainStarts = starts;
+    auto lastSendBuffers = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+      SmallVector<Value> yields;
+      for (CollectivePermuteOp link : chainStarts) {
+        while (successor.count(link))
+          link = successor.lookup(link);
+        yields.push_back(link.getInput());
       }
-    }
+      return yields;
+    };
+    auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        lastSendBuffers));
+    ArrayRef<BlockArgument> spares =
+        newLoop.getRegionIterArgs().take_back(starts.size());
+    for (auto [start, spare] : llvm::zip(starts, spares))
+      spareOf[start] = spare;
+  }
 
-    IRRewriter rewriter(root->getContext());
-    // Chain starts inside loops receive into a new iteration argument that
-    // the loop yields back as the chain's last send buffer.
-    llvm::DenseMap<Operation *, Value> spareOf;
-    llvm::MapVector<scf::ForOp, SmallVector<CollectivePermuteOp>> loopStarts;
-    for (CollectivePermuteOp permute : permutes)
-      if (!predecessor.count(permute))
-        if (auto loop = dyn_cast<scf::ForOp>(permute->getParentOp()))
-          loopStarts[loop].push_back(permute);
-    for (auto &[loop, starts] : loopStarts) {
-      rewriter.setInsertionPoint(loop);
-      SmallVector<Value> inits;
-      for (CollectivePermuteOp start : starts)
-        inits.push_back(createReceiveBuffer(rewriter, loop.getLoc(),
-                                            start.getInput().getType()));
-      SmallVector<CollectivePermuteOp> chainStarts = starts;
-      auto lastSendBuffers = [&](OpBuilder &, Location,
-                                 ArrayRef<BlockArgument>) {
-        SmallVector<Value> yields;
-        for (CollectivePermuteOp link : chainStarts) {
-          while (successor.count(link))
-            link = successor.lookup(link);
-          yields.push_back(link.getInput());
-        }
-        return yields;
-      };
-      auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
-          rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
-          lastSendBuffers));
-      ArrayRef<BlockArgument> spares =
-          newLoop.getRegionIterArgs().take_back(starts.size());
-      for (auto [start, spare] : llvm::zip(starts, spares))
-        spareOf[start] = spare;
-    }
+  // Permutes are converted in program order, so a chain predecessor has
+  // become a start by the time its successor needs its send buffer.
+  llvm::DenseMap<Operation *, CollectivePermuteStartOp> startOf;
+  for (CollectivePermuteOp permute : permutes) {
+    Location loc = permute.getLoc();
+    rewriter.setInsertionPoint(permute);
+    Value dest;
+    if (CollectivePermuteOp pred = predecessor.lookup(permute))
+      dest = startOf.lookup(pred).getInput();
+    else if (Value spare = spareOf.lookup(permute))
+      dest = spare;
+    else
+      dest = createReceiveBuffer(rewriter, loc, permute.getInput().getType());
+    auto start = CollectivePermuteStartOp::create(
+        rewriter, loc, permute.getInput(), dest, permute.getGridAttr(),
+        permute.getGridAxesAttr(), permute.getPairsAttr());
+    startOf[permute] = start;
 
-    // Permutes are converted in program order, so a chain predecessor has
-    // become a start by the time its successor needs its send buffer.
-    llvm::DenseMap<Operation *, CollectivePermuteStartOp> startOf;
-    for (CollectivePermuteOp permute : permutes) {
-      Location loc = permute.getLoc();
-      rewriter.setInsertionPoint(permute);
-      Value dest;
-      if (CollectivePermuteOp pred = predecessor.lookup(permute))
-        dest = startOf.lookup(pred).getInput();
-      else if (Value spare = spareOf.lookup(permute))
-        dest = spare;
-      else
-        dest = createReceiveBuffer(rewriter, loc, permute.getInput().getType());
-      auto start = CollectivePermuteStartOp::create(
-          rewriter, loc, permute.getInput(), dest, permute.getGridAttr(),
-          permute.getGridAxesAttr(), permute.getPairsAttr());
-      startOf[permute] = start;
-
-      // The done goes right before the first use of the result, so that
-      // everything in between overlaps the transfer.
-      Block *block = permute->getBlock();
-      Operation *firstUse = nullptr;
-      for (Operation *user : permute.getResult().getUsers()) {
-        Operation *ancestor = getAncestorIn(block, user);
-        if (!firstUse || ancestor->isBeforeInBlock(firstUse))
-          firstUse = ancestor;
-      }
-      if (firstUse)
-        rewriter.setInsertionPoint(firstUse);
-      else
-        rewriter.setInsertionPointAfter(start);
-      auto done = CollectivePermuteDoneOp::create(
-          rewriter, loc, permute.getResult().getType(), start.getToken(),
-          permute.getInput(), start.getPending());
-      rewriter.replaceOp(permute, done.getResult());
+    // The done goes right before the first use of the result, so that
+    // everything in between overlaps the transfer.
+    Block *block = permute->getBlock();
+    Operation *firstUse = nullptr;
+    for (Operation *user : permute.getResult().getUsers()) {
+      Operation *ancestor = getAncestorIn(block, user);
+      if (!firstUse || ancestor->isBeforeInBlock(firstUse))
+        firstUse = ancestor;
     }
+    if (firstUse)
+      rewriter.setInsertionPoint(firstUse);
+    else
+      rewriter.setInsertionPointAfter(start);
+    auto done = CollectivePermuteDoneOp::create(
+        rewriter, loc, permute.getResult().getType(), start.getToken(),
+        permute.getInput(), start.getPending());
+    rewriter.replaceOp(permute, done.getResult());
+  }
   return permutes.size();
 }
 

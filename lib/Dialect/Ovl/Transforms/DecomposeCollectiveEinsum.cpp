@@ -3,10 +3,10 @@
 // Picks the AllGather-Einsum and Einsum-ReduceScatter pairs of a function
 // and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter
 // when the cost model prices the loop faster than the pair (section 5.5;
-// DecompositionCost.cpp builds both and prices them). An einsum with two candidates (figure 3: two
-// gathered inputs, or a gathered input and a scattered result) is
-// decomposed for the one with the larger gain only; the other stays
-// blocking.
+// DecompositionCost.cpp builds both and prices them). An einsum with two
+// candidates (figure 3: two gathered inputs, or a gathered input and a
+// scattered result) is decomposed for the one with the larger gain only; the
+// other stays blocking.
 //
 //===----------------------------------------------------------------------===//
 

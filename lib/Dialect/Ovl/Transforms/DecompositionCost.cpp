@@ -7,14 +7,14 @@
 // copied along), prices that function, applies the very rewrite the pass
 // would apply (decomposeAllGatherEinsum / decomposeEinsumReduceScatter,
 // then makePermutesAsynchronous and scheduleRegions, as
-// `ovl-overlap-pipeline` does next), and prices the result. Pricing is the simulator's own lowering of a function
-// to steps (buildSimProgram: the same per-op estimates, loops unrolled)
-// played by the cost model's timeline (estimateTimeline: compute on one
-// stream, blocking collectives as their CollectivePlan, transfers routed on
-// the machine and sharing links while in flight). Whatever the rewrite adds
-// (zero fills, concatenations, additions) is priced because it is there;
-// nothing replays the loop's shape by hand, so the estimate and the loop
-// cannot drift apart.
+// `ovl-overlap-pipeline` does next), and prices the result. Pricing is the
+// simulator's own lowering of a function to steps (buildSimProgram: the same
+// per-op estimates, loops unrolled) played by the cost model's timeline
+// (estimateTimeline: compute on one stream, blocking collectives as their
+// CollectivePlan, transfers routed on the machine and sharing links while in
+// flight). Whatever the rewrite adds (zero fills, concatenations, additions) is
+// priced because it is there; nothing replays the loop's shape by hand, so the
+// estimate and the loop cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,9 +70,8 @@ static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
       if (!inside.contains(operand.getDefiningOp()))
         reads.insert(operand);
     for (Value result : op->getResults())
-      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
-            return !inside.contains(user);
-          }))
+      if (llvm::any_of(result.getUsers(),
+                       [&](Operation *user) { return !inside.contains(user); }))
         results.insert(result);
   }
   auto type = builder.getFunctionType(TypeRange(reads.getArrayRef()),
@@ -96,9 +95,8 @@ static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
 
 /// The timeline of `func` on `machine`; fails with the simulator
 /// builder's message in `why`.
-static FailureOr<TimelineEstimate> price(func::FuncOp func,
-                                         const MachineModel &machine,
-                                         std::string &why) {
+static FailureOr<TimelineEstimate>
+price(func::FuncOp func, const MachineModel &machine, std::string &why) {
   ScopedDiagnosticHandler capture(func->getContext(), [&](Diagnostic &diag) {
     if (why.empty())
       why = diag.str();
@@ -112,11 +110,10 @@ static FailureOr<TimelineEstimate> price(func::FuncOp func,
 
 /// The pair `collective` + `einsums` priced as written and as the rewrite
 /// `decompose` builds it.
-static FailureOr<DecompositionEstimate>
-estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
-             const MachineModel &machine, MachineModelCache &machines,
-             std::string &why,
-             function_ref<LogicalResult(RewriterBase &, Operation *)> decompose) {
+static FailureOr<DecompositionEstimate> estimatePair(
+    Operation *collective, ArrayRef<Operation *> pairOps,
+    const MachineModel &machine, MachineModelCache &machines, std::string &why,
+    function_ref<LogicalResult(RewriterBase &, Operation *)> decompose) {
   llvm::SetVector<Operation *> unique(pairOps.begin(), pairOps.end());
   // The collectives next to the einsums run with them: the loop may hide
   // behind them once scheduled.
@@ -137,9 +134,8 @@ estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
     why = "its einsums are in another block";
     return failure();
   }
-  llvm::sort(ops, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   ScratchPair scratch = copyPair(collective, ops);
   FailureOr<TimelineEstimate> blocking = price(scratch.func, machine, why);
   if (failed(blocking))
@@ -174,12 +170,10 @@ estimatePair(Operation *collective, ArrayRef<Operation *> pairOps,
   return estimate;
 }
 
-FailureOr<DecompositionEstimate>
-mlir::ovl::estimateDecomposition(AllGatherOp gather,
-                                 const MachineModel &machine,
-                                 MachineModelCache &machines,
-                                 const DecomposeOptions &options,
-                                 std::string &why) {
+FailureOr<DecompositionEstimate> mlir::ovl::estimateDecomposition(
+    AllGatherOp gather, const MachineModel &machine,
+    MachineModelCache &machines, const DecomposeOptions &options,
+    std::string &why) {
   why = whyNotDecomposable(gather);
   if (!why.empty())
     return failure();
@@ -192,12 +186,10 @@ mlir::ovl::estimateDecomposition(AllGatherOp gather,
                       });
 }
 
-FailureOr<DecompositionEstimate>
-mlir::ovl::estimateDecomposition(ReduceScatterOp scatter,
-                                 const MachineModel &machine,
-                                 MachineModelCache &machines,
-                                 const DecomposeOptions &options,
-                                 std::string &why) {
+FailureOr<DecompositionEstimate> mlir::ovl::estimateDecomposition(
+    ReduceScatterOp scatter, const MachineModel &machine,
+    MachineModelCache &machines, const DecomposeOptions &options,
+    std::string &why) {
   why = whyNotDecomposable(scatter);
   if (!why.empty())
     return failure();

@@ -294,10 +294,10 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
         for (size_t i = 0; i < active.size(); ++i)
           if (starts(active[i]))
             current[i] = zeros(builder);
-      for (auto [c, sum] : llvm::zip(
-               active, accumulate(builder, loc, layout, scatterDim, shardSize,
-                                  targets,
-                                  fresh ? ArrayRef<Value>() : current)))
+      for (auto [c, sum] :
+           llvm::zip(active,
+                     accumulate(builder, loc, layout, scatterDim, shardSize,
+                                targets, fresh ? ArrayRef<Value>() : current)))
         sums[c] = sum;
       return active;
     }
