@@ -9,40 +9,17 @@
 
 #include "OverlapDialect/CostModel/CostModel.h"
 
+#include "TestHardware.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir::ovl;
+using namespace mlir::ovl::test;
 
 namespace {
 
-// Latency 2 s, link 8 B/s, so that times are small exact binary fractions.
-constexpr double kAlpha = 2, kB = 8, kLaunch = 0.5;
-
-HardwareDescription testTorus() {
-  HardwareDescription hw;
-  hw.name = "test-torus";
-  hw.peakFlops = {100, 400, 200, 800};
-  hw.hbmBandwidth = 50;
-  hw.linkBandwidth = kB;
-  hw.linksPerChip = 6;
-  hw.hopLatency = kAlpha;
-  hw.dmaSlots = 4;
-  hw.collectiveLaunchOverhead = kLaunch;
-  hw.interconnect = InterconnectKind::Torus;
-  hw.torusRank = 3;
-  hw.wrapAroundUnit = 4;
-  return hw;
-}
-
-HardwareDescription testSwitch() {
-  HardwareDescription hw = testTorus();
-  hw.name = "test-switch";
-  hw.linksPerChip = 4; // Egress E = 32 B/s.
-  hw.interconnect = InterconnectKind::Switch;
-  hw.torusRank = 0;
-  hw.wrapAroundUnit = 0;
-  return hw;
-}
+/// A 3-D torus wrapping on whole 4x4x4 cubes.
+HardwareDescription testTorus() { return test::testTorus(3, 4); }
 
 constexpr double kShard = 64;
 

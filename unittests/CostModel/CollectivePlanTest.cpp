@@ -14,47 +14,22 @@
 
 #include "OverlapDialect/CostModel/Machine.h"
 
+#include "TestHardware.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
 
 using namespace mlir::ovl;
+using namespace mlir::ovl::test;
 
 namespace {
 
-// Latency 2 s, link 8 B/s, launch 0.5 s: small exact binary fractions.
-constexpr double kAlpha = 2, kB = 8, kLaunch = 0.5, kShard = 64;
+constexpr double kShard = 64;
 constexpr RingDirection kUni = RingDirection::Unidirectional;
 constexpr RingDirection kBi = RingDirection::Bidirectional;
 constexpr CollectiveKind kGather = CollectiveKind::AllGather;
 constexpr CollectiveKind kScatter = CollectiveKind::ReduceScatter;
-
-HardwareDescription testTorus(unsigned rank, unsigned wrapUnit) {
-  HardwareDescription hw;
-  hw.name = "test-torus";
-  hw.peakFlops = {100, 400, 200, 800};
-  hw.hbmBandwidth = 50;
-  hw.linkBandwidth = kB;
-  hw.linksPerChip = 2 * rank;
-  hw.hopLatency = kAlpha;
-  hw.dmaSlots = 4;
-  hw.collectiveLaunchOverhead = kLaunch;
-  hw.interconnect = InterconnectKind::Torus;
-  hw.torusRank = rank;
-  hw.wrapAroundUnit = wrapUnit;
-  return hw;
-}
-
-/// Egress 4 links x 8 B/s = 32 B/s.
-HardwareDescription testSwitch() {
-  HardwareDescription hw = testTorus(1, 0);
-  hw.name = "test-switch";
-  hw.linksPerChip = 4;
-  hw.interconnect = InterconnectKind::Switch;
-  hw.torusRank = 0;
-  hw.wrapAroundUnit = 0;
-  return hw;
-}
 
 MachineModel mustBuild(const HardwareDescription &hw, llvm::StringRef topology,
                        llvm::ArrayRef<int64_t> grid,

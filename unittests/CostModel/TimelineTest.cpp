@@ -11,30 +11,19 @@
 
 #include "OverlapDialect/CostModel/Timeline.h"
 
+#include "TestHardware.h"
+
 #include "gtest/gtest.h"
 
 using namespace mlir::ovl;
+using namespace mlir::ovl::test;
 
 namespace {
 
-// Latency 2 s, link 8 B/s, launch 0.5 s.
-constexpr double kAlpha = 2, kB = 8, kLaunch = 0.5;
-
+/// A wrapped line of `n` devices.
 MachineModel line(int64_t n, unsigned dmaSlots = 4) {
-  HardwareDescription hw;
-  hw.name = "test-line";
-  hw.peakFlops = {100, 400, 200, 800};
-  hw.hbmBandwidth = 50;
-  hw.linkBandwidth = kB;
-  hw.linksPerChip = 2;
-  hw.hopLatency = kAlpha;
-  hw.dmaSlots = dmaSlots;
-  hw.collectiveLaunchOverhead = kLaunch;
-  hw.interconnect = InterconnectKind::Torus;
-  hw.torusRank = 1;
-  hw.wrapAroundUnit = 0;
   llvm::Expected<MachineModel> machine =
-      buildMachineModel(hw, std::to_string(n), {}, {n});
+      buildMachineModel(testTorus(1, 0, dmaSlots), std::to_string(n), {}, {n});
   EXPECT_TRUE(static_cast<bool>(machine));
   return std::move(*machine);
 }
