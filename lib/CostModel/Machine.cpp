@@ -148,21 +148,6 @@ MachineModel::transferTime(llvm::ArrayRef<GroupTransfers> transfers) const {
   return hardware.collectiveLaunchOverhead + load.seconds;
 }
 
-double MachineModel::ringStepTime(llvm::ArrayRef<int16_t> axes,
-                                  llvm::ArrayRef<int64_t> shifts,
-                                  double bytes) const {
-  int64_t size = assignment.groupSize(axes);
-  llvm::SmallVector<GroupTransfers, 2> transfers;
-  for (int64_t shift : shifts) {
-    GroupTransfers &group = transfers.emplace_back();
-    group.axes.assign(axes.begin(), axes.end());
-    group.bytes = bytes;
-    for (int64_t i = 0; i < size; ++i)
-      group.pairs.emplace_back(i, ((i - shift) % size + size) % size);
-  }
-  return transferTime(transfers);
-}
-
 double MachineModel::roundTime(const CollectiveRound &round) const {
   std::vector<CollectiveSend> key(round.sends.begin(), round.sends.end());
   auto it = roundTimes.find(key);

@@ -169,11 +169,6 @@ struct MachineModel {
   /// seconds; 0 when nothing moves.
   double transferTime(llvm::ArrayRef<GroupTransfers> transfers) const;
 
-  /// Ring permutes along `axes` issued together, one per entry of `shifts`
-  /// (group index i sends `bytes` to (i - shift) mod N): transferTime.
-  double ringStepTime(llvm::ArrayRef<int16_t> axes,
-                      llvm::ArrayRef<int64_t> shifts, double bytes) const;
-
   /// The time of one collective round (its sends routed together, the
   /// load's seconds).
   double roundTime(const CollectiveRound &round) const;
