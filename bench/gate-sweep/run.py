@@ -51,6 +51,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap import Error as OverlapError, tool_path  # noqa: E402
 sys.path.insert(0, HERE)
 import gen  # noqa: E402
 
@@ -63,13 +65,10 @@ TARGET_P95 = 0.10
 
 
 def tool(name):
-    path = os.path.join(os.environ.get("OVERLAP_BIN",
-                                       os.path.join(ROOT, "build", "bin")),
-                        name)
-    if not os.access(path, os.X_OK):
-        sys.exit("run.py: %s not found; build first or set OVERLAP_BIN"
-                 % path)
-    return path
+    try:
+        return tool_path(name)
+    except OverlapError as error:
+        sys.exit("run.py: %s" % error)
 
 
 # ---------------------------------------------------------------------------

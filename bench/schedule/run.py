@@ -36,6 +36,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap import Error as OverlapError, tool_path  # noqa: E402
 from overlap.models import gpt, mlp  # noqa: E402
 
 # name: (generator module, its command-line arguments, topology)
@@ -52,13 +53,10 @@ PIPELINES = [(u, b, a) for a in ("bottom-up", "top-down")
 
 
 def tool(name):
-    path = os.path.join(os.environ.get("OVERLAP_BIN",
-                                       os.path.join(ROOT, "build", "bin")),
-                        name)
-    if not os.access(path, os.X_OK):
-        sys.exit("run.py: %s not found; build first or set OVERLAP_BIN"
-                 % path)
-    return path
+    try:
+        return tool_path(name)
+    except OverlapError as error:
+        sys.exit("run.py: %s" % error)
 
 
 def run(cmd):

@@ -24,17 +24,16 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from overlap import Error as OverlapError, tool_path  # noqa: E402
 GEN = os.path.join(ROOT, "bench", "gpt-ladder", "gen.py")
 
 
 def tool(name):
-    path = os.path.join(os.environ.get("OVERLAP_BIN",
-                                       os.path.join(ROOT, "build", "bin")),
-                        name)
-    if not os.access(path, os.X_OK):
-        sys.exit("run.py: %s not found; build first (scripts/build.sh) or "
-                 "set OVERLAP_BIN" % path)
-    return path
+    try:
+        return tool_path(name)
+    except OverlapError as error:
+        sys.exit("run.py: %s" % error)
 
 
 def run(cmd, **kwargs):

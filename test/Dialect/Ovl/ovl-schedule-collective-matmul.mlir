@@ -15,19 +15,14 @@
 // RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down" | FileCheck %s
 // RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4 algorithm=top-down" | FileCheck %s
 //
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=1x2x4},ovl-async-collectives))" -o %t.async.mlir
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4" -o %t.bu.mlir
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down" -o %t.td.mlir
-// RUN: overlap-sim %t.async.mlir --topology 1x2x4 --json > %t.async.json
-// RUN: overlap-sim %t.bu.mlir --topology 1x2x4 --json > %t.bu.json
-// RUN: overlap-sim %t.td.mlir --topology 1x2x4 --json > %t.td.json
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=1x2x4},ovl-async-collectives))" | overlap-sim - --topology 1x2x4 --json > %t.async.json
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4" | overlap-sim - --topology 1x2x4 --json > %t.bu.json
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down" | overlap-sim - --topology 1x2x4 --json > %t.td.json
 // RUN: %python %S/Inputs/no_slower.py %t.bu.json %t.async.json
 // RUN: %python %S/Inputs/no_slower.py %t.td.json %t.async.json
 //
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=4x4x4},ovl-async-collectives))" -o %t.async4.mlir
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4" -o %t.bu4.mlir
-// RUN: overlap-sim %t.async4.mlir --topology 4x4x4 --json > %t.async4.json
-// RUN: overlap-sim %t.bu4.mlir --topology 4x4x4 --json > %t.bu4.json
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=4x4x4},ovl-async-collectives))" | overlap-sim - --topology 4x4x4 --json > %t.async4.json
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4" | overlap-sim - --topology 4x4x4 --json > %t.bu4.json
 // RUN: %python %S/Inputs/no_slower.py %t.bu4.json %t.async4.json
 
 // CHECK-LABEL: func.func @collective_matmul
