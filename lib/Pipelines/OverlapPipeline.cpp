@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace overlap;
@@ -30,9 +29,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
                                     options.deviceAssignment.end());
   decompose.remarks = options.remarks;
   funcPm.addPass(ovl::createOvlDecomposeCollectiveEinsumPass(decompose));
-  funcPm.addPass(ovl::createOvlAsyncCollectivesPass());
-  funcPm.addPass(createCanonicalizerPass());
-  funcPm.addPass(createCSEPass());
+  ovl::addAsyncCleanupPasses(funcPm);
   ovl::OvlSchedulePassOptions schedule;
   schedule.algorithm = options.algorithm;
   schedule.maxInFlight = options.maxInFlight;

@@ -34,13 +34,13 @@ shard.grid @ring(shape = 8)
 /// One chain computes each round's einsum while the previous sum travels;
 /// the first einsum and the 7 additions, which also sit between the
 /// chain's transfers, are the price. overlap-sim on the 2x2x2 slice agrees
-/// on the decision: 4.83 -> 3.46 ms on TPU v4 through ovl-overlap-pipeline
-/// (the gate, assuming the devices keep in step on this slice without
-/// wrap-around, predicts 3.62 ms), 22.8 -> 20.3 ms on the slow chip.
-// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 3.62 ms decomposed (compute 2.29 ms), gain 1.22 ms
+/// with the figures: 4.83 -> 3.46 ms on TPU v4 through ovl-overlap-pipeline
+/// (2.91 ms with unroll=2),
+/// 22.8 -> 20.3 ms on the slow chip.
+// V4:   remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 3.46 ms decomposed (compute 2.29 ms), gain 1.37 ms
 // SLOW: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 22.8 ms blocking (compute 20.0 ms), 20.3 ms decomposed (compute 20.3 ms), gain 2.54 ms
 // H100: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 1, unidirectional): predicted 832 us blocking (compute 556 us), 661 us decomposed (compute 661 us), gain 171 us
-// V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 3.48 ms decomposed (compute 2.04 ms), gain 1.35 ms
+// V4-UNROLL: remark: decomposing reduce_scatter along axis 0 (N=8) into a ring loop (einsum-reduce_scatter, unroll 2, unidirectional): predicted 4.83 ms blocking (compute 2.00 ms), 2.91 ms decomposed (compute 2.04 ms), gain 1.92 ms
 // SLOW-IR-LABEL: func.func @scatter
 // SLOW-IR-NOT: ovl.reduce_scatter
 // SLOW-IR: ovl.collective_permute

@@ -11,11 +11,14 @@
 #include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 
 #define DEBUG_TYPE "ovl-async-collectives"
 
@@ -162,3 +165,9 @@ struct OvlAsyncCollectivesPass
   }
 };
 } // namespace
+
+void mlir::ovl::addAsyncCleanupPasses(OpPassManager &funcPm) {
+  funcPm.addPass(createOvlAsyncCollectivesPass());
+  funcPm.addPass(createCanonicalizerPass());
+  funcPm.addPass(createCSEPass());
+}

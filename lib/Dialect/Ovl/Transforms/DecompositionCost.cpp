@@ -6,15 +6,16 @@
 // values they read from elsewhere become function arguments, the grid is
 // copied along), prices that function, applies the very rewrite the pass
 // would apply (decomposeAllGatherEinsum / decomposeEinsumReduceScatter,
-// then makePermutesAsynchronous and scheduleRegions, as
-// `ovl-overlap-pipeline` does next), and prices the result. Pricing is the
-// simulator's own lowering of a function to steps (buildSimProgram: the same
-// per-op estimates, loops unrolled) played by the cost model's timeline
-// (estimateTimeline: compute on one stream, blocking collectives as their
-// CollectivePlan, transfers routed on the machine and sharing links while in
-// flight). Whatever the rewrite adds (zero fills, concatenations, additions) is
-// priced because it is there; nothing replays the loop's shape by hand, so the
-// estimate and the loop cannot drift apart.
+// then addAsyncCleanupPasses and scheduleRegions, as `ovl-overlap-pipeline`
+// does next), and prices the result. Pricing is the simulator's own
+// lowering of a function to steps (buildSimProgram: the same per-op
+// estimates, loops unrolled) played by the event simulator on every device
+// of the machine. Whatever the rewrite adds (zero fills, concatenations,
+// additions) is priced because it is there, and on placements where the
+// ring's edges differ (a line, a ring folded over torus dimensions) each
+// device waits for its own neighbours, as it will when the program runs;
+// nothing replays the loop's shape by hand, so the estimate and the loop
+// cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,14 +23,15 @@
 
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
-#include "OverlapDialect/CostModel/Timeline.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
+#include "OverlapDialect/Simulator/Simulator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
@@ -93,10 +95,11 @@ static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
   return scratch;
 }
 
-/// The timeline of `func` on `machine`; fails with the simulator
-/// builder's message in `why`.
-static FailureOr<TimelineEstimate>
-price(func::FuncOp func, const MachineModel &machine, std::string &why) {
+/// The simulated run of `func` on `machine`; fails with the simulator
+/// builder's or the simulator's message in `why`.
+static FailureOr<SimReport> price(func::FuncOp func,
+                                  const MachineModel &machine,
+                                  std::string &why) {
   ScopedDiagnosticHandler capture(func->getContext(), [&](Diagnostic &diag) {
     if (why.empty())
       why = diag.str();
@@ -105,7 +108,12 @@ price(func::FuncOp func, const MachineModel &machine, std::string &why) {
   FailureOr<SimProgram> program = buildSimProgram(func, machine);
   if (failed(program))
     return failure();
-  return estimateTimeline(*program, machine);
+  llvm::Expected<SimReport> report = simulate(*program, machine);
+  if (!report) {
+    why = llvm::toString(report.takeError());
+    return failure();
+  }
+  return std::move(*report);
 }
 
 /// The pair `collective` + `einsums` priced as written and as the rewrite
@@ -137,7 +145,7 @@ static FailureOr<DecompositionEstimate> estimatePair(
   llvm::sort(ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   ScratchPair scratch = copyPair(collective, ops);
-  FailureOr<TimelineEstimate> blocking = price(scratch.func, machine, why);
+  FailureOr<SimReport> blocking = price(scratch.func, machine, why);
   if (failed(blocking))
     return failure();
   IRRewriter rewriter(collective->getContext());
@@ -145,12 +153,18 @@ static FailureOr<DecompositionEstimate> estimatePair(
     why = "the rewrite does not apply";
     return failure();
   }
-  makePermutesAsynchronous(scratch.func);
+  PassManager cleanup(collective->getContext(),
+                      func::FuncOp::getOperationName());
+  addAsyncCleanupPasses(cleanup);
+  if (failed(cleanup.run(scratch.func))) {
+    why = "the loop does not survive the clean-up passes";
+    return failure();
+  }
   if (failed(scheduleRegions(scratch.func, machines, ScheduleOptions()))) {
     why = "the scheduler cannot order the loop";
     return failure();
   }
-  FailureOr<TimelineEstimate> decomposed = price(scratch.func, machine, why);
+  FailureOr<SimReport> decomposed = price(scratch.func, machine, why);
   if (failed(decomposed))
     return failure();
   DecompositionEstimate estimate;

@@ -16,6 +16,7 @@
 #include <string>
 
 namespace mlir {
+class OpPassManager;
 class Operation;
 class RewriterBase;
 
@@ -46,13 +47,12 @@ enum class DecomposeGate {
 
 /// What the cost-model gate finds for one pair, in seconds on one device:
 /// the pair as written and the loop the rewrite builds for it (its permutes
-/// made asynchronous as `ovl-async-collectives` makes them, and ordered by
-/// `ovl-schedule`'s default scheduler, as `ovl-overlap-pipeline` does), each
-/// built on its own with the collectives the pair's einsums also read or
-/// feed (the other candidate of a figure 3 einsum, left blocking) and
-/// played by the cost model's timeline (CostModel/Timeline.h) with the
-/// per-op estimates the simulator uses. The pair is worth decomposing when
-/// the loop is faster.
+/// made asynchronous and cleaned up by addAsyncCleanupPasses, then ordered
+/// by `ovl-schedule`'s default scheduler, as `ovl-overlap-pipeline` does),
+/// each built on its own with the collectives the pair's einsums also read
+/// or feed (the other candidate of a figure 3 einsum, left blocking) and
+/// played by the event simulator on every device of the machine. The pair
+/// is worth decomposing when the loop is faster.
 struct DecompositionEstimate {
   /// The blocking collective and its einsums.
   double blocking = 0;
@@ -105,6 +105,12 @@ LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
 /// the chains of ring loops (what `ovl-async-collectives` does); returns the
 /// number of permutes converted.
 unsigned makePermutesAsynchronous(Operation *root);
+
+/// Adds what `ovl-overlap-pipeline` runs on a function between decomposing
+/// and scheduling: `ovl-async-collectives`, canonicalize (which inlines
+/// ring loops of one iteration, so the scheduler sees their steps beside
+/// the prologue's) and CSE. The gate prices its loops after the same passes.
+void addAsyncCleanupPasses(OpPassManager &funcPm);
 
 /// Which list scheduler `ovl-schedule` runs.
 enum class ScheduleAlgorithm {

@@ -1,6 +1,6 @@
-//===- TimelineTest.cpp - The cost model's timeline against closed forms --===//
+//===- StepProgramTest.cpp - Step programs against closed forms -----------===//
 //
-// estimateTimeline on step programs written by hand, on a made-up wrapped
+// The simulator on step programs written by hand, on a made-up wrapped
 // line with round figures: compute alone, a transfer hidden behind compute
 // or exposed, blocking collectives at their plan's time, two transfers in
 // flight at once sharing links fairly (the first to finish frees its share),
@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OverlapDialect/CostModel/Timeline.h"
+#include "OverlapDialect/Simulator/Simulator.h"
 
-#include "TestHardware.h"
+#include "../CostModel/TestHardware.h"
 
 #include "gtest/gtest.h"
 
@@ -26,6 +26,17 @@ MachineModel line(int64_t n, unsigned dmaSlots = 4) {
       buildMachineModel(testTorus(1, 0, dmaSlots), std::to_string(n), {}, {n});
   EXPECT_TRUE(static_cast<bool>(machine));
   return std::move(*machine);
+}
+
+/// The simulated step time of `program`, with `maxInFlight` transfers at
+/// most (0: the hardware's dmaSlots).
+double stepTime(const SimProgram &program, const MachineModel &machine,
+                unsigned maxInFlight = 0) {
+  SimOptions options;
+  options.maxInFlight = maxInFlight;
+  llvm::Expected<SimReport> report = simulate(program, machine, options);
+  EXPECT_TRUE(static_cast<bool>(report));
+  return report ? report->stepTime : -1;
 }
 
 struct Builder {
@@ -71,45 +82,46 @@ struct Builder {
   }
 };
 
-TEST(TimelineTest, ComputeAdds) {
+TEST(StepProgramTest, ComputeAdds) {
   Builder b(4);
   b.compute(3);
   b.compute(4.5);
-  TimelineEstimate e = estimateTimeline(b.program, line(4));
-  EXPECT_DOUBLE_EQ(e.stepTime, 7.5);
-  EXPECT_DOUBLE_EQ(e.computeTime, 7.5);
-  EXPECT_DOUBLE_EQ(e.exposedTime(), 0);
+  llvm::Expected<SimReport> report = simulate(b.program, line(4));
+  ASSERT_TRUE(static_cast<bool>(report));
+  EXPECT_DOUBLE_EQ(report->stepTime, 7.5);
+  EXPECT_DOUBLE_EQ(report->computeTime, 7.5);
+  EXPECT_DOUBLE_EQ(report->exposedCommTime, 0);
 }
 
-TEST(TimelineTest, TransferHiddenOrExposed) {
+TEST(StepProgramTest, TransferHiddenOrExposed) {
   // One hop of 64 B: launch + alpha + 64 / B = 10.5 s.
   for (double compute : {4.0, 20.0}) {
     Builder b(4);
     uint32_t s = b.start(64, 1);
     b.compute(compute);
     b.done(s);
-    EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime,
+    EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)),
                      std::max(compute, kLaunch + kAlpha + 64 / kB));
   }
   // A blocking permute waits for itself.
   Builder b(4);
   b.start(64, 1, SimStep::Kind::Permute);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime,
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)),
                    kLaunch + kAlpha + 64 / kB);
 }
 
-TEST(TimelineTest, BlockingCollectiveTakesItsPlan) {
+TEST(StepProgramTest, BlockingCollectiveTakesItsPlan) {
   Builder b(8);
   b.collective(CollectiveKind::AllGather, 64);
   b.compute(1);
   MachineModel machine = line(8);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, machine).stepTime,
+  EXPECT_DOUBLE_EQ(stepTime(b.program, machine),
                    machine.collectiveTime(CollectiveKind::AllGather, 64, {0},
                                           RingDirection::Bidirectional) +
                        1);
 }
 
-TEST(TimelineTest, TransfersInFlightShareLinksFairly) {
+TEST(StepProgramTest, TransfersInFlightShareLinksFairly) {
   // Both one-hop, the same direction, on a wrapped line of 4: every link
   // carries one part of each. 64 B and 32 B started together: both stream
   // at B / 2 until the small one is through (after 8 s), then the large
@@ -119,7 +131,7 @@ TEST(TimelineTest, TransfersInFlightShareLinksFairly) {
   uint32_t small = b.start(32, 1);
   b.done(small);
   b.done(large);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime,
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)),
                    kLaunch + kAlpha + 8 + 4);
   // Opposite directions use separate links: no sharing.
   Builder both(4);
@@ -127,11 +139,11 @@ TEST(TimelineTest, TransfersInFlightShareLinksFairly) {
   uint32_t right = both.start(64, 1);
   both.done(left);
   both.done(right);
-  EXPECT_DOUBLE_EQ(estimateTimeline(both.program, line(4)).stepTime,
+  EXPECT_DOUBLE_EQ(stepTime(both.program, line(4)),
                    kLaunch + kAlpha + 64 / kB);
 }
 
-TEST(TimelineTest, LaterTransferJoinsTheLinksOfAnEarlierOne) {
+TEST(StepProgramTest, LaterTransferJoinsTheLinksOfAnEarlierOne) {
   // 64 B streams alone from 2.5 s; a second 64 B starts after 2 s of
   // compute and streams from 4.5 s, when the first has 64 - 2 * 8 = 48 B
   // left. Sharing, the first is through 48 / 4 = 12 s later (16.5 s); the
@@ -142,10 +154,10 @@ TEST(TimelineTest, LaterTransferJoinsTheLinksOfAnEarlierOne) {
   uint32_t second = b.start(64, 1);
   b.done(first);
   b.done(second);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime, 18.5);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)), 18.5);
 }
 
-TEST(TimelineTest, DmaSlotsLimitTransfersInFlight) {
+TEST(StepProgramTest, DmaSlotsLimitTransfersInFlight) {
   // One slot: the second start waits for the first transfer to arrive.
   Builder b(4);
   uint32_t first = b.start(64, 1);
@@ -153,25 +165,30 @@ TEST(TimelineTest, DmaSlotsLimitTransfersInFlight) {
   b.done(first);
   b.done(second);
   double one = kLaunch + kAlpha + 64 / kB;
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4), 1).stepTime, 2 * one);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4, 1)).stepTime, 2 * one);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4), 2).stepTime, one);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4), 1), 2 * one);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4, 1)), 2 * one);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4), 2), one);
 }
 
-TEST(TimelineTest, TransfersNeverWaitedForStillCount) {
+TEST(StepProgramTest, TransfersNeverWaitedForEndWithTheProgram) {
+  // The device is through when its last step is: a transfer it never waits
+  // for is communication in flight until then, not a wait.
   Builder b(4);
   b.start(64, 1);
   b.compute(1);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime,
-                   kLaunch + kAlpha + 64 / kB);
+  llvm::Expected<SimReport> report = simulate(b.program, line(4));
+  ASSERT_TRUE(static_cast<bool>(report));
+  EXPECT_DOUBLE_EQ(report->stepTime, 1);
+  EXPECT_DOUBLE_EQ(report->commTime, 1);
+  EXPECT_DOUBLE_EQ(report->exposedCommTime, 0);
 }
 
-TEST(TimelineTest, TransferThatMovesNothingIsFree) {
+TEST(StepProgramTest, TransferThatMovesNothingIsFree) {
   Builder b(4);
   uint32_t s = b.start(64, 0);
   b.done(s);
   b.compute(1);
-  EXPECT_DOUBLE_EQ(estimateTimeline(b.program, line(4)).stepTime, 1);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)), 1);
 }
 
 } // namespace
