@@ -9,7 +9,9 @@
 // or top-down. Transfers are timed as overlap-sim plays them, sharing the
 // bandwidth of the links they cross (LinkFlows). A replay of the block on
 // that model then improves the list order by single moves and guards the
-// result: an order it prices slower than the input order is not kept.
+// result: an order it prices slower than the input order is not kept. A
+// block the event simulator can play on its own (BlockSimulation) is
+// judged by the simulator instead, whose devices need not keep in step.
 // Blocks are scheduled innermost first, so that a loop around permutes is
 // priced by, and holds the slots of, its scheduled body.
 //
@@ -25,6 +27,7 @@
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+#include "OverlapDialect/Simulator/Simulator.h"
 
 #include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -75,6 +78,11 @@ constexpr double kSameTime = 1e-9;
 /// (buffers' lifetimes, the order a reader expects).
 constexpr unsigned kImproveReplays = 4096;
 constexpr double kImproveGain = 1e-2;
+
+/// The most device-steps (devices x ops) of a block for which improve's
+/// moves are judged by the event simulator rather than by the replay: a
+/// few thousand plays of a small block take milliseconds.
+constexpr int64_t kSimulatedImproveSize = 4096;
 
 enum class NodeKind { Compute, Start, Done };
 
@@ -469,6 +477,113 @@ private:
   SmallVector<int> loads;
 };
 
+/// A block played by the event simulator on every device of its machine,
+/// in a given order. The replay (LinkFlows) keeps all devices in step, so
+/// that each transfer waits for its slowest part in any group; on
+/// placements where the groups' edges differ (a ring on a line, folded
+/// over torus dimensions, a scrambled assignment) each device really waits
+/// for its own neighbours only, and the orders the two prefer can differ.
+/// Only blocks whose transfers all start and end in the block, on one
+/// grid, can be played on their own; ops are priced as in the graph
+/// (a loop as its scheduled body times its trip count).
+class BlockSimulation {
+public:
+  static std::optional<BlockSimulation>
+  build(const BlockGraph &graph, MachineModelCache &machines,
+        SymbolTableCollection &symbols, unsigned maxInFlight);
+
+  /// Devices times ops: what one play costs.
+  int64_t size() const {
+    return machine->assignment.getNumLogicalDevices() *
+           static_cast<int64_t>(program.steps.size());
+  }
+
+  /// The simulated step time of the block in `order`; nullopt if the
+  /// simulator refuses it.
+  std::optional<double> stepTime(ArrayRef<unsigned> order) const {
+    SimProgram played;
+    played.gridShape = program.gridShape;
+    played.labels = program.labels;
+    played.pairLists = program.pairLists;
+    SmallVector<uint32_t> position(order.size());
+    for (auto [at, node] : llvm::enumerate(order))
+      position[node] = at;
+    for (unsigned node : order) {
+      SimStep step = program.steps[node];
+      if (step.kind == SimStep::Kind::PermuteDone)
+        step.start = position[step.start];
+      played.steps.push_back(std::move(step));
+    }
+    llvm::Expected<SimReport> report = simulate(played, *machine, options);
+    if (!report) {
+      llvm::consumeError(report.takeError());
+      return std::nullopt;
+    }
+    return report->stepTime;
+  }
+
+private:
+  const MachineModel *machine = nullptr;
+  /// One step per node, in node order; a done's `start` is its start's node.
+  SimProgram program;
+  SimOptions options;
+};
+
+std::optional<BlockSimulation>
+BlockSimulation::build(const BlockGraph &graph, MachineModelCache &machines,
+                       SymbolTableCollection &symbols, unsigned maxInFlight) {
+  if (graph.entryInFlight != 0 || graph.exitInFlight != 0)
+    return std::nullopt;
+  BlockSimulation sim;
+  sim.options.maxInFlight = maxInFlight;
+  sim.program.addLabel("block");
+  for (const Node &node : graph.nodes) {
+    if (node.waitsOnEntry || node.leavesBlock)
+      return std::nullopt;
+    SimStep step;
+    switch (node.kind) {
+    case NodeKind::Compute:
+      if (!node.asyncPreds.empty())
+        return std::nullopt;
+      step.seconds = node.cost;
+      break;
+    case NodeKind::Start: {
+      auto start = cast<CollectivePermuteStartOp>(node.op);
+      FailureOr<const MachineModel *> machine =
+          machines.getOrEmitError(start, symbols);
+      std::optional<double> bytes = getStaticBytes(start.getInput().getType());
+      if (failed(machine) || !*machine || !bytes ||
+          (sim.machine && sim.machine != *machine))
+        return std::nullopt;
+      sim.machine = *machine;
+      step.kind = SimStep::Kind::PermuteStart;
+      ArrayRef<int16_t> axes =
+          cast<CollectiveOpInterface>(*start).getGridAxes();
+      step.axes.assign(axes.begin(), axes.end());
+      step.bytes = *bytes;
+      std::vector<std::pair<int64_t, int64_t>> pairs;
+      for (auto [source, target] : start.getSourceTargetPairs())
+        pairs.emplace_back(source, target);
+      step.pairs = sim.program.addPairs(std::move(pairs));
+      break;
+    }
+    case NodeKind::Done:
+      if (node.asyncPreds.size() != 1 ||
+          graph.nodes[node.asyncPreds[0]].kind != NodeKind::Start)
+        return std::nullopt;
+      step.kind = SimStep::Kind::PermuteDone;
+      step.start = node.asyncPreds[0];
+      break;
+    }
+    sim.program.steps.push_back(std::move(step));
+  }
+  if (!sim.machine)
+    return std::nullopt;
+  ArrayRef<int64_t> shape = sim.machine->assignment.getGridShape();
+  sim.program.gridShape.assign(shape.begin(), shape.end());
+  return sim;
+}
+
 /// The scheduler of one op's regions: builds each block's graph, orders it
 /// and moves the ops.
 class Scheduler {
@@ -497,8 +612,11 @@ private:
                                  bool tradeCover) const;
   SmallVector<unsigned> topDown(const BlockGraph &graph) const;
   BlockOutcome replay(const BlockGraph &graph, ArrayRef<unsigned> order) const;
+  BlockOutcome judge(const BlockGraph &graph, ArrayRef<unsigned> order,
+                     const BlockSimulation *simulation) const;
   void improve(const BlockGraph &graph, SmallVector<unsigned> &order,
-               BlockOutcome &outcome) const;
+               BlockOutcome &outcome,
+               const BlockSimulation *simulation) const;
 
   MachineModelCache &machines;
   const AnalyticalCostModel &compute;
@@ -1339,6 +1457,18 @@ BlockOutcome Scheduler::replay(const BlockGraph &graph,
   return outcome;
 }
 
+/// The replay of `order`, its makespan the simulated step time when
+/// `simulation` is given (the budget and the peak still the replay's).
+BlockOutcome Scheduler::judge(const BlockGraph &graph,
+                              ArrayRef<unsigned> order,
+                              const BlockSimulation *simulation) const {
+  BlockOutcome outcome = replay(graph, order);
+  if (simulation)
+    if (std::optional<double> simulated = simulation->stepTime(order))
+      outcome.makespan = *simulated;
+  return outcome;
+}
+
 /// Whether the replay prices `candidate` faster than `current`, which it
 /// then replaces: it must not exceed the budget where `current` does not
 /// (the replay does not price the wait for a slot).
@@ -1361,7 +1491,8 @@ bool isFaster(const BlockOutcome &candidate, const BlockOutcome &current) {
 /// block: a few passes over the blocks this pass usually sees (loop bodies
 /// of a few transfers), part of one on the largest.
 void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
-                        BlockOutcome &outcome) const {
+                        BlockOutcome &outcome,
+                        const BlockSimulation *simulation) const {
   unsigned n = order.size();
   unsigned replays = 0;
   SmallVector<unsigned> trial, moved, stayed;
@@ -1418,7 +1549,7 @@ void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
             (passed.kind == NodeKind::Compute && passed.cost == 0))
           continue;
         moveTo(from, at, at < from ? before : after);
-        BlockOutcome tried = replay(graph, trial);
+        BlockOutcome tried = judge(graph, trial, simulation);
         ++replays;
         if (tried.overBudgetAt && !outcome.overBudgetAt)
           continue;
@@ -1445,36 +1576,46 @@ FailureOr<BlockOutcome> Scheduler::scheduleBlock(Block &block) {
   BlockGraph graph;
   if (failed(buildGraph(block, terminator, graph)))
     return failure();
+  // The event simulator judges where the block can be played on its own:
+  // every move of improve when that is cheap, else the final choice.
+  std::optional<BlockSimulation> simulation =
+      BlockSimulation::build(graph, machines, symbols, budget);
+  const BlockSimulation *moves =
+      simulation && simulation->size() <= kSimulatedImproveSize ? &*simulation
+                                                                : nullptr;
   // Bottom-up's rules that trade cover between transfers judge from what
   // may hide each transfer, not from where it goes, and can misjudge: the
-  // order without them is replayed too and the faster one kept.
+  // order without them is judged too and the faster one kept.
   SmallVector<unsigned> order;
   BlockOutcome outcome;
   if (options.algorithm == ScheduleAlgorithm::TopDown) {
     order = topDown(graph);
-    outcome = replay(graph, order);
+    outcome = judge(graph, order, moves);
   } else {
     order = bottomUp(graph, /*tradeCover=*/true);
-    outcome = replay(graph, order);
+    outcome = judge(graph, order, moves);
     SmallVector<unsigned> plain = bottomUp(graph, /*tradeCover=*/false);
-    BlockOutcome plainOutcome = replay(graph, plain);
+    BlockOutcome plainOutcome = judge(graph, plain, moves);
     if (isFaster(plainOutcome, outcome)) {
       order = std::move(plain);
       outcome = plainOutcome;
     }
   }
-  improve(graph, order, outcome);
+  improve(graph, order, outcome, moves);
+  if (simulation && !moves)
+    outcome = judge(graph, order, &*simulation);
   StringRef parentName =
       block.getParentOp() ? block.getParentOp()->getName().getStringRef() : "?";
   LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] block of " << parentName << ": "
                           << graph.nodes.size() << " ops, makespan "
-                          << outcome.makespan << " s, peak in flight "
-                          << outcome.peak << "\n");
-  // The guard: an order the cost model prices slower than the input order
-  // is not kept.
+                          << outcome.makespan << " s ("
+                          << (simulation ? "simulated" : "replayed")
+                          << "), peak in flight " << outcome.peak << "\n");
+  // The guard: an order priced slower than the input order is not kept.
   auto input = llvm::to_vector(llvm::seq<unsigned>(0, graph.nodes.size()));
   if (order != input) {
-    BlockOutcome kept = replay(graph, input);
+    BlockOutcome kept =
+        judge(graph, input, simulation ? &*simulation : nullptr);
     if (isFaster(kept, outcome)) {
       LLVM_DEBUG(llvm::dbgs()
                  << "[ovl-schedule] block of " << parentName

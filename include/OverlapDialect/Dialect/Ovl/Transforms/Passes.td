@@ -202,9 +202,11 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     transfers streaming over the same links share their bandwidth. The list
     order is then improved by moving starts and dones (with the ops they
     need, or that need them, that they pass) where a replay of the block on
-    that model finds it faster, and an order the replay prices slower than
-    the block's input order is never kept: the block keeps its input order
-    (statistic `kept-input`).
+    that model finds it faster, and an order priced slower than the block's
+    input order is never kept: the block keeps its input order (statistic
+    `kept-input`). Blocks whose transfers all start and end in them are
+    priced by the event simulator on every device instead of the replay
+    (their moves too when devices x ops <= 4096).
 
     Dependencies are SSA uses (also from inside nested regions), in-place
     writes (an op writing into a tensor it takes as destination stays after
