@@ -93,6 +93,5 @@ void overlap::registerAllDialects(mlir::DialectRegistry &registry) {
 void overlap::registerAllPasses() {
   mlir::ovl::registerOverlapConversionPasses();
   mlir::ovl::registerOvlTransformsPasses();
-  registerOvlToLLVMPipeline();
-  registerOverlapPipeline();
+  registerPipelines();
 }

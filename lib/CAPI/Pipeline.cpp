@@ -17,19 +17,25 @@ using namespace mlir;
 MlirLogicalResult overlapRunOverlapPipeline(MlirModule module,
                                             MlirStringRef options) {
   ModuleOp op = unwrap(module);
-  overlap::OverlapPipelineOptions pipelineOptions;
+  // The pass parses its options as in a textual pipeline: one parser, one
+  // declaration of the options (Passes.td).
+  std::unique_ptr<Pass> pass = overlap::createOvlOverlapPipelinePass();
   std::string error;
   llvm::raw_string_ostream errorStream(error);
-  if (failed(pipelineOptions.parseFromString(unwrap(options), errorStream))) {
+  if (failed(pass->initializeOptions(unwrap(options), [&](const Twine &msg) {
+        errorStream << msg;
+        return failure();
+      }))) {
     // llvm::cl reports some errors (an unknown enum value) on stderr only.
-    InFlightDiagnostic diag = op.emitError("invalid ovl-overlap-pipeline options '")
-                              << unwrap(options) << "'";
+    InFlightDiagnostic diag =
+        op.emitError("invalid ovl-overlap-pipeline options '")
+        << unwrap(options) << "'";
     if (!StringRef(error).trim().empty())
       diag << ": " << StringRef(error).trim();
     return mlirLogicalResultFailure();
   }
   PassManager pm(op.getContext());
-  overlap::buildOverlapPipeline(pm, pipelineOptions);
+  pm.addPass(std::move(pass));
   return wrap(pm.run(op));
 }
 

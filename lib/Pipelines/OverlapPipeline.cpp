@@ -6,12 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 #include "OverlapDialect/Pipelines/Pipelines.h"
+
+#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace overlap {
+#define GEN_PASS_DEF_OVLOVERLAPPIPELINEPASS
+#include "OverlapDialect/Pipelines/Passes.h.inc"
+} // namespace overlap
 
 using namespace mlir;
 using namespace overlap;
@@ -40,10 +46,39 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
   funcPm.addPass(ovl::createOvlSchedulePass(schedule));
 }
 
-void overlap::registerOverlapPipeline() {
-  PassPipelineRegistration<OverlapPipelineOptions>(
-      "ovl-overlap-pipeline",
-      "Decompose collective einsums where the cost model says it pays, make "
-      "their permutes asynchronous and schedule them behind the compute",
-      buildOverlapPipeline);
-}
+namespace {
+struct OvlOverlapPipelinePass
+    : public overlap::impl::OvlOverlapPipelinePassBase<
+          OvlOverlapPipelinePass> {
+  using Base::Base;
+
+  /// The pass's options as the struct buildOverlapPipeline takes.
+  OverlapPipelineOptions getPipelineOptions() const {
+    OverlapPipelineOptions options;
+    options.hardware = hardware;
+    options.topology = topology;
+    options.deviceAssignment.assign(deviceAssignment.begin(),
+                                    deviceAssignment.end());
+    options.unroll = unroll;
+    options.bidirectional = bidirectional;
+    options.gate = gate;
+    options.remarks = remarks;
+    options.algorithm = algorithm;
+    options.maxInFlight = maxInFlight;
+    return options;
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildOverlapPipeline(pm, getPipelineOptions());
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildOverlapPipeline(pm, getPipelineOptions());
+    if (failed(runPipeline(pm, getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

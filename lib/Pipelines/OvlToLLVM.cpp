@@ -90,7 +90,7 @@ void overlap::buildOvlToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void overlap::registerOvlToLLVMPipeline() {
+void overlap::registerPipelines() {
   registerOverlapPipelinesPasses();
   PassPipelineRegistration<OvlToLLVMPipelineOptions>(
       "ovl-to-llvm",

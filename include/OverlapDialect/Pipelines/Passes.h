@@ -3,6 +3,8 @@
 #ifndef OVERLAPDIALECT_PIPELINES_PASSES_H
 #define OVERLAPDIALECT_PIPELINES_PASSES_H
 
+#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace overlap {

@@ -3,7 +3,28 @@
 #ifndef OVERLAP_PIPELINES_PASSES_TD
 #define OVERLAP_PIPELINES_PASSES_TD
 
+include "OverlapDialect/Analysis/MachineOptions.td"
+include "OverlapDialect/Dialect/Ovl/Transforms/PassOptions.td"
 include "mlir/Pass/PassBase.td"
+
+def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Decompose collective einsums where the cost model says it "
+                "pays, make their permutes asynchronous and schedule them "
+                "behind the compute";
+  let description = [{
+    The whole pipeline, on every function of the module:
+    `ovl-decompose-collective-einsum` (the cost-model gate and the ring
+    loops), `ovl-async-collectives`, `canonicalize`, `cse`, and
+    `ovl-schedule` last, so that its order is the one the simulator and the
+    runtime follow. Its options are those of the decomposition and of the
+    scheduler, with one machine (`hardware`, `topology`,
+    `device-assignment`) for both; give the simulator the same machine.
+    C++: `overlap::buildOverlapPipeline` adds the same passes to a pass
+    manager.
+  }];
+  let options = !listconcat(Overlap_MachineOptions, Overlap_DecomposeOptions,
+                            Overlap_ScheduleOptions);
+}
 
 def OvlApplyContractionSchedulePass
     : Pass<"ovl-apply-contraction-schedule", "::mlir::ModuleOp"> {

@@ -10,7 +10,7 @@
 #ifndef OVERLAPDIALECT_PIPELINES_PIPELINES_H
 #define OVERLAPDIALECT_PIPELINES_PIPELINES_H
 
-#include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+#include "OverlapDialect/Pipelines/Passes.h"
 
 #include "mlir/Pass/PassOptions.h"
 
@@ -23,56 +23,10 @@ class Pass;
 
 namespace overlap {
 
-/// Options of `ovl-overlap-pipeline`: the machine the gate and the
-/// scheduler price on, and the decomposition and scheduling choices.
-struct OverlapPipelineOptions
-    : public mlir::PassPipelineOptions<OverlapPipelineOptions> {
-  Option<std::string> hardware{
-      *this, "hardware",
-      llvm::cl::desc("Built-in hardware name or path of a JSON description"),
-      llvm::cl::init("tpu-v4")};
-  Option<std::string> topology{
-      *this, "topology",
-      llvm::cl::desc("Physical extents such as 4x4x8 (default: near-cubic "
-                     "for the grid's device count)"),
-      llvm::cl::init("")};
-  ListOption<int64_t> deviceAssignment{
-      *this, "device-assignment",
-      llvm::cl::desc("Physical device of each logical device (default: "
-                     "row-major)")};
-  Option<mlir::ovl::DecomposeGate> gate{
-      *this, "gate",
-      llvm::cl::desc("Which pairs to decompose: cost (the default: those "
-                     "whose loop the cost model prices faster), always, "
-                     "never"),
-      llvm::cl::init(mlir::ovl::DecomposeGate::Cost),
-      llvm::cl::values(
-          clEnumValN(mlir::ovl::DecomposeGate::Cost, "cost", "by estimate"),
-          clEnumValN(mlir::ovl::DecomposeGate::Always, "always", "all"),
-          clEnumValN(mlir::ovl::DecomposeGate::Never, "never", "none"))};
-  Option<unsigned> unroll{
-      *this, "unroll", llvm::cl::desc("Ring steps per loop iteration (1, 2)"),
-      llvm::cl::init(1)};
-  Option<bool> bidirectional{
-      *this, "bidirectional",
-      llvm::cl::desc("Send half of every shard each way round the ring"),
-      llvm::cl::init(false)};
-  Option<mlir::ovl::ScheduleAlgorithm> algorithm{
-      *this, "algorithm", llvm::cl::desc("Scheduler: bottom-up or top-down"),
-      llvm::cl::init(mlir::ovl::ScheduleAlgorithm::BottomUp),
-      llvm::cl::values(clEnumValN(mlir::ovl::ScheduleAlgorithm::BottomUp,
-                                  "bottom-up", "list scheduling upwards"),
-                       clEnumValN(mlir::ovl::ScheduleAlgorithm::TopDown,
-                                  "top-down", "starts early, dones late"))};
-  Option<unsigned> maxInFlight{
-      *this, "max-in-flight",
-      llvm::cl::desc("Asynchronous transfers in flight (0: the hardware's "
-                     "DMA slots)"),
-      llvm::cl::init(0)};
-  Option<bool> remarks{*this, "remarks",
-                       llvm::cl::desc("Remark on every decomposition decision"),
-                       llvm::cl::init(false)};
-};
+/// Options of `ovl-overlap-pipeline` (declared with the pass in
+/// Passes.td): the machine the gate and the scheduler price on, and the
+/// decomposition and scheduling choices.
+using OverlapPipelineOptions = OvlOverlapPipelinePassOptions;
 
 /// Adds to `pm` (anchored on builtin.module) the whole overlap pipeline:
 /// the cost-model gate and decomposition (ovl-decompose-collective-einsum),
@@ -81,9 +35,6 @@ struct OverlapPipelineOptions
 /// the one the simulator and the runtime follow.
 void buildOverlapPipeline(mlir::OpPassManager &pm,
                           const OverlapPipelineOptions &options);
-
-/// Registers `ovl-overlap-pipeline`.
-void registerOverlapPipeline();
 
 /// Options of `ovl-to-llvm`.
 struct OvlToLLVMPipelineOptions
@@ -105,9 +56,10 @@ struct OvlToLLVMPipelineOptions
 void buildOvlToLLVMPipeline(mlir::OpPassManager &pm,
                             const OvlToLLVMPipelineOptions &options);
 
-/// Registers `ovl-to-llvm` and `ovl-apply-contraction-schedule` (see
-/// Passes.h) for textual pipelines and `overlap-opt`.
-void registerOvlToLLVMPipeline();
+/// Registers `ovl-to-llvm` and the passes of Passes.h
+/// (`ovl-overlap-pipeline`, `ovl-apply-contraction-schedule`) for textual
+/// pipelines and `overlap-opt`.
+void registerPipelines();
 
 } // namespace overlap
 

@@ -9,6 +9,7 @@
 #define OVERLAP_DIALECT_OVL_TRANSFORMS_PASSES_TD
 
 include "OverlapDialect/Analysis/MachineOptions.td"
+include "OverlapDialect/Dialect/Ovl/Transforms/PassOptions.td"
 include "mlir/Pass/PassBase.td"
 
 def OvlDecomposeCollectiveEinsumPass
@@ -55,16 +56,17 @@ def OvlDecomposeCollectiveEinsumPass
 
     The cost-model gate (section 5.5) decides which decomposable pairs are
     rewritten. It prices what it would build: the pair is copied on its own,
-    priced, rewritten exactly as this pass rewrites it (its permutes then
-    made asynchronous, as `ovl-async-collectives` does), and priced again;
+    priced, rewritten exactly as this pass rewrites it, and priced again;
     with `gate=cost` (the default) the pair is decomposed when the loop is
-    faster (a tie keeps the collective). Pricing plays the program as
-    `overlap-sim` lowers it, with the same per-op estimates, on one device
-    of the machine the `hardware`, `topology` and `device-assignment`
-    options describe (as for `ovl-lower-to-ici` and `overlap-sim`): compute
-    on one stream, a blocking collective as the rounds of the algorithm its
-    size and placement call for, each transfer routed on the topology and
-    sharing links with the others in flight. Whatever the loop adds (partial
+    faster (a tie keeps the collective). Pricing is `overlap-sim` itself:
+    the program as the simulator lowers it, played on every device of the
+    machine the `hardware`, `topology` and `device-assignment` options
+    describe (as for `ovl-lower-to-ici` and `overlap-sim`): compute on one
+    stream per device, a blocking collective as the rounds of the algorithm
+    its size and placement call for, each transfer routed on the topology
+    and sharing links with the others in flight. The rewritten pair is
+    priced after what `ovl-overlap-pipeline` runs next (asynchronous
+    permutes, canonicalize, CSE, the default scheduler). Whatever the loop adds (partial
     einsums memory-bound where the whole one is not, additions, zero fills,
     concatenations) is priced because it is there. An einsum with two
     candidates (two gathered inputs, or a gathered input and a scattered
@@ -100,26 +102,7 @@ def OvlDecomposeCollectiveEinsumPass
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
-  let options = !listconcat(Overlap_MachineOptions, [
-    Option<"unroll", "unroll", "unsigned", /*default=*/"1",
-           "Ring steps per loop iteration: 1 or 2">,
-    Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
-           "Send half of the shards each way round the ring">,
-    Option<"gate", "gate", "::mlir::ovl::DecomposeGate",
-           /*default=*/"::mlir::ovl::DecomposeGate::Cost",
-           "Which decomposable pairs to rewrite: cost (those the cost "
-           "model estimates a gain for), always or never",
-           [{::llvm::cl::values(
-             clEnumValN(::mlir::ovl::DecomposeGate::Cost, "cost",
-                        "those the cost model estimates a gain for"),
-             clEnumValN(::mlir::ovl::DecomposeGate::Always, "always",
-                        "all of them"),
-             clEnumValN(::mlir::ovl::DecomposeGate::Never, "never",
-                        "none"))}]>,
-    Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark for each candidate: what was decided and why, "
-           "with the estimated times">,
-  ]);
+  let options = !listconcat(Overlap_MachineOptions, Overlap_DecomposeOptions);
   let statistics = [
     Statistic<"numAllGathers", "all-gathers", "AllGather-Einsum pairs rewritten">,
     Statistic<"numReduceScatters", "reduce-scatters",
@@ -240,22 +223,7 @@ def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
     %u = ovl.einsum "bf,fh->bh" %x, %d : ...
     ```
   }];
-  let options = !listconcat(Overlap_MachineOptions, [
-    Option<"algorithm", "algorithm", "::mlir::ovl::ScheduleAlgorithm",
-           /*default=*/"::mlir::ovl::ScheduleAlgorithm::BottomUp",
-           "The list scheduler: bottom-up (the paper's algorithm 2) or "
-           "top-down",
-           [{::llvm::cl::values(
-             clEnumValN(::mlir::ovl::ScheduleAlgorithm::BottomUp, "bottom-up",
-                        "from the terminator upwards, ready and pending "
-                        "queues"),
-             clEnumValN(::mlir::ovl::ScheduleAlgorithm::TopDown, "top-down",
-                        "starts as early, dones as late as allowed, after "
-                        "rebalancing by cost"))}]>,
-    Option<"maxInFlight", "max-in-flight", "unsigned", /*default=*/"0",
-           "Asynchronous transfers in flight at once (0: the hardware's "
-           "dmaSlots)">,
-  ]);
+  let options = !listconcat(Overlap_MachineOptions, Overlap_ScheduleOptions);
   let statistics = [
     Statistic<"numBlocks", "blocks", "Blocks scheduled">,
     Statistic<"numMoved", "ops-moved",

@@ -1,0 +1,52 @@
+//===- PassOptions.td - Options shared with the pipeline ---*- tablegen -*-===//
+//
+// The decomposition's and the scheduler's options, declared once: the two
+// passes take them, and `ovl-overlap-pipeline` takes both lists (with the
+// machine options) and hands them on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAP_OVL_TRANSFORMS_PASSOPTIONS_TD
+#define OVERLAP_OVL_TRANSFORMS_PASSOPTIONS_TD
+
+include "mlir/Pass/PassBase.td"
+
+defvar Overlap_DecomposeOptions = [
+  Option<"unroll", "unroll", "unsigned", /*default=*/"1",
+         "Ring steps per loop iteration: 1 or 2">,
+  Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
+         "Send half of the shards each way round the ring">,
+  Option<"gate", "gate", "::mlir::ovl::DecomposeGate",
+         /*default=*/"::mlir::ovl::DecomposeGate::Cost",
+         "Which decomposable pairs to rewrite: cost (those the cost "
+         "model estimates a gain for), always or never",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::ovl::DecomposeGate::Cost, "cost",
+                      "those the cost model estimates a gain for"),
+           clEnumValN(::mlir::ovl::DecomposeGate::Always, "always",
+                      "all of them"),
+           clEnumValN(::mlir::ovl::DecomposeGate::Never, "never",
+                      "none"))}]>,
+  Option<"remarks", "remarks", "bool", /*default=*/"false",
+         "Emit a remark for each candidate: what was decided and why, "
+         "with the estimated times">,
+];
+
+defvar Overlap_ScheduleOptions = [
+  Option<"algorithm", "algorithm", "::mlir::ovl::ScheduleAlgorithm",
+         /*default=*/"::mlir::ovl::ScheduleAlgorithm::BottomUp",
+         "The list scheduler: bottom-up (the paper's algorithm 2) or "
+         "top-down",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::ovl::ScheduleAlgorithm::BottomUp, "bottom-up",
+                      "from the terminator upwards, ready and pending "
+                      "queues"),
+           clEnumValN(::mlir::ovl::ScheduleAlgorithm::TopDown, "top-down",
+                      "starts as early, dones as late as allowed, after "
+                      "rebalancing by cost"))}]>,
+  Option<"maxInFlight", "max-in-flight", "unsigned", /*default=*/"0",
+         "Asynchronous transfers in flight at once (0: the hardware's "
+         "dmaSlots)">,
+];
+
+#endif // OVERLAP_OVL_TRANSFORMS_PASSOPTIONS_TD
