@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 using namespace overlap;
 using ovlrt::DType;
@@ -33,10 +34,95 @@ static std::vector<int64_t> unflatten(int64_t index,
   return position;
 }
 
+const char *overlap::stringifyRelativeTo(RelativeTo relativeTo) {
+  return relativeTo == RelativeTo::TensorScale ? "tensor-scale" : "element";
+}
+
+namespace {
+/// Compares one output tensor into `result`.
+class TensorComparison {
+public:
+  TensorComparison(Comparison &result, Tolerance tol, RelativeTo relativeTo)
+      : result(result), tol(tol), relativeTo(relativeTo) {}
+
+  void compare(const HostTensor &a, const HostTensor &e, int64_t device,
+               int64_t output) {
+    int64_t count = a.type().numElements();
+    bool integer = isIntegerType(a.type().dtype);
+    // The scale: the largest finite |expected|.
+    long double scale = 0;
+    if (relativeTo == RelativeTo::TensorScale)
+      for (int64_t i = 0; i < count; ++i) {
+        long double y = integer ? e.getAsInt64(i) : e.getAsDouble(i);
+        if (std::isfinite(y))
+          scale = std::max(scale, std::fabs(y));
+      }
+    for (int64_t i = 0; i < count; ++i) {
+      bool ok;
+      if (integer) {
+        // long double holds every int64 and every difference of two.
+        int64_t x = a.getAsInt64(i), y = e.getAsInt64(i);
+        ok = x == y || within(static_cast<long double>(x) - y, y, scale);
+        if (!ok)
+          mismatch(device, output, a, i, x, y);
+        continue;
+      }
+      double x = a.getAsDouble(i), y = e.getAsDouble(i);
+      if (!std::isfinite(x) || !std::isfinite(y)) {
+        // inf - inf is NaN and inf bounds nothing: compare them exactly.
+        ok = x == y || (std::isnan(x) && std::isnan(y));
+      } else {
+        ok = within(static_cast<long double>(x) - y, y, scale);
+      }
+      if (!ok)
+        mismatch(device, output, a, i, x, y);
+    }
+  }
+
+private:
+  /// Whether `difference` is within the tolerance for expected `y`, and
+  /// records it in the error figures.
+  bool within(long double difference, long double y, long double scale) {
+    long double error = std::fabs(difference);
+    result.maxAbsError =
+        std::max(result.maxAbsError, static_cast<double>(error));
+    if (y != 0)
+      result.maxRelError = std::max(
+          result.maxRelError, static_cast<double>(error / std::fabs(y)));
+    return error <= tol.atol + tol.rtol * (std::fabs(y) + scale);
+  }
+
+  template <typename T>
+  void mismatch(int64_t device, int64_t output, const HostTensor &a,
+                int64_t index, T actual, T expected) {
+    result.equal = false;
+    if (result.firstMismatch)
+      return;
+    Mismatch m;
+    m.device = device;
+    m.output = output;
+    m.position = unflatten(index, a.type().shape);
+    m.actual = static_cast<double>(actual);
+    m.expected = static_cast<double>(expected);
+    if constexpr (std::is_integral_v<T>) {
+      m.actualInt = actual;
+      m.expectedInt = expected;
+    }
+    result.firstMismatch = std::move(m);
+  }
+
+  Comparison &result;
+  Tolerance tol;
+  RelativeTo relativeTo;
+};
+} // namespace
+
 Comparison overlap::compareOutputs(const DeviceTensors &actual,
                                    const DeviceTensors &expected,
-                                   std::optional<Tolerance> tolerance) {
+                                   std::optional<Tolerance> tolerance,
+                                   RelativeTo relativeTo) {
   Comparison result;
+  result.relativeTo = relativeTo;
   auto fail = [&](std::string message) {
     result.equal = false;
     result.structuralError = std::move(message);
@@ -58,33 +144,9 @@ Comparison overlap::compareOutputs(const DeviceTensors &actual,
                     a.type().str() + " but the reference's is " +
                     e.type().str());
       Tolerance tol = tolerance.value_or(getDefaultTolerance(a.type().dtype));
-      int64_t count = a.type().numElements();
-      double scale = 0;
-      for (int64_t i = 0; i < count; ++i)
-        scale = std::max(scale, std::fabs(e.getAsDouble(i)));
-      for (int64_t i = 0; i < count; ++i) {
-        double x = a.getAsDouble(i), y = e.getAsDouble(i);
-        bool ok;
-        if (std::isnan(x) || std::isnan(y)) {
-          ok = std::isnan(x) && std::isnan(y);
-        } else {
-          double error = std::fabs(x - y);
-          result.maxAbsError = std::max(result.maxAbsError, error);
-          if (y != 0)
-            result.maxRelError =
-                std::max(result.maxRelError, error / std::fabs(y));
-          else if (error != 0)
-            result.maxRelError = INFINITY;
-          ok = error <= tol.atol + tol.rtol * (std::fabs(y) + scale);
-        }
-        if (!ok && !result.firstMismatch) {
-          result.equal = false;
-          result.firstMismatch =
-              Mismatch{static_cast<int64_t>(device),
-                       static_cast<int64_t>(output),
-                       unflatten(i, a.type().shape), x, y};
-        }
-      }
+      TensorComparison(result, tol, relativeTo)
+          .compare(a, e, static_cast<int64_t>(device),
+                   static_cast<int64_t>(output));
     }
   }
   return result;

@@ -2,7 +2,9 @@
 
 #include "OverlapDialect/Runner/HostTensor.h"
 
+#include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -101,6 +103,60 @@ void HostTensor::setFromDouble(int64_t index, double value) {
     return;
   case DType::I64:
     reinterpret_cast<int64_t *>(base)[index] = std::llround(value);
+    return;
+  }
+}
+
+bool overlap::isIntegerType(DType type) {
+  return type == DType::I8 || type == DType::I16 || type == DType::I32 ||
+         type == DType::I64;
+}
+
+bool overlap::fitsInteger(DType type, int64_t value) {
+  switch (type) {
+  case DType::I8:
+    return value >= INT8_MIN && value <= INT8_MAX;
+  case DType::I16:
+    return value >= INT16_MIN && value <= INT16_MAX;
+  case DType::I32:
+    return value >= INT32_MIN && value <= INT32_MAX;
+  case DType::I64:
+    return true;
+  default:
+    return false;
+  }
+}
+
+int64_t HostTensor::getAsInt64(int64_t index) const {
+  assert(isIntegerType(tensorType.dtype) && "not an integer tensor");
+  const char *base = static_cast<const char *>(data());
+  switch (tensorType.dtype) {
+  case DType::I8:
+    return reinterpret_cast<const int8_t *>(base)[index];
+  case DType::I16:
+    return reinterpret_cast<const int16_t *>(base)[index];
+  case DType::I32:
+    return reinterpret_cast<const int32_t *>(base)[index];
+  default:
+    return reinterpret_cast<const int64_t *>(base)[index];
+  }
+}
+
+void HostTensor::setFromInt64(int64_t index, int64_t value) {
+  assert(fitsInteger(tensorType.dtype, value) && "the value does not fit");
+  char *base = static_cast<char *>(data());
+  switch (tensorType.dtype) {
+  case DType::I8:
+    reinterpret_cast<int8_t *>(base)[index] = static_cast<int8_t>(value);
+    return;
+  case DType::I16:
+    reinterpret_cast<int16_t *>(base)[index] = static_cast<int16_t>(value);
+    return;
+  case DType::I32:
+    reinterpret_cast<int32_t *>(base)[index] = static_cast<int32_t>(value);
+    return;
+  default:
+    reinterpret_cast<int64_t *>(base)[index] = value;
     return;
   }
 }

@@ -7,6 +7,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace overlap;
@@ -113,6 +115,56 @@ static llvm::StringRef headerField(llvm::StringRef header,
   return rest.take_until([](char c) { return c == ','; }).trim(" '");
 }
 
+/// An element of an integer .npy `descr`, exactly.
+static int64_t readInteger(llvm::StringRef descr, const char *element) {
+  if (descr == "|i1")
+    return static_cast<int8_t>(*element);
+  if (descr == "|u1")
+    return static_cast<uint8_t>(*element);
+  if (descr == "<u2") {
+    uint16_t v;
+    std::memcpy(&v, element, 2);
+    return v;
+  }
+  if (descr == "<i2") {
+    int16_t v;
+    std::memcpy(&v, element, 2);
+    return v;
+  }
+  if (descr == "<i4") {
+    int32_t v;
+    std::memcpy(&v, element, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, element, 8);
+  return v;
+}
+
+/// `value` with the digits that tell it apart from any other double.
+static std::string printExactly(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
+/// An element of a float .npy `descr`, exactly.
+static double readFloat(llvm::StringRef descr, const char *element) {
+  if (descr == "<f4") {
+    float v;
+    std::memcpy(&v, element, 4);
+    return v;
+  }
+  if (descr == "<f2") {
+    uint16_t v;
+    std::memcpy(&v, element, 2);
+    return ovlrt::halfToFloat(v);
+  }
+  double v;
+  std::memcpy(&v, element, 8);
+  return v;
+}
+
 llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
                                             const TensorType &expected) {
   auto file = llvm::MemoryBuffer::getFile(path);
@@ -183,41 +235,29 @@ llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
   if (source->isFloat != isFloat(expected.dtype))
     return makeError(path + " holds " + descr + " data but the program "
                      "expects " + ovlrt::dtypeName(expected.dtype));
+  // Another width of the same kind: converted only where every value is
+  // exact in the program's type, so that no input is silently changed.
   for (int64_t i = 0; i < count; ++i) {
     const char *element = data + i * source->bytes;
-    double value = 0;
-    if (descr == "<f4") {
-      float v;
-      std::memcpy(&v, element, 4);
-      value = v;
-    } else if (descr == "<f8") {
-      std::memcpy(&value, element, 8);
-    } else if (descr == "<f2") {
-      uint16_t v;
-      std::memcpy(&v, element, 2);
-      value = ovlrt::halfToFloat(v);
-    } else if (descr == "|i1") {
-      value = static_cast<int8_t>(*element);
-    } else if (descr == "|u1") {
-      value = static_cast<uint8_t>(*element);
-    } else if (descr == "<u2") {
-      uint16_t v;
-      std::memcpy(&v, element, 2);
-      value = v;
-    } else if (descr == "<i2") {
-      int16_t v;
-      std::memcpy(&v, element, 2);
-      value = v;
-    } else if (descr == "<i4") {
-      int32_t v;
-      std::memcpy(&v, element, 4);
-      value = v;
-    } else {
-      int64_t v;
-      std::memcpy(&v, element, 8);
-      value = static_cast<double>(v);
+    if (!source->isFloat) {
+      int64_t value = readInteger(descr, element);
+      if (!fitsInteger(expected.dtype, value))
+        return makeError(path + ": element " + llvm::Twine(i) + " (" +
+                         llvm::Twine(value) + ") does not fit " +
+                         ovlrt::dtypeName(expected.dtype) +
+                         "; write the file as " + npyDescr(expected.dtype));
+      tensor.setFromInt64(i, value);
+      continue;
     }
+    double value = readFloat(descr, element);
     tensor.setFromDouble(i, value);
+    double stored = tensor.getAsDouble(i);
+    if (!(stored == value || (std::isnan(stored) && std::isnan(value))))
+      return makeError(path + ": element " + llvm::Twine(i) + " (" +
+                       printExactly(value) + ") is not exact in " +
+                       ovlrt::dtypeName(expected.dtype) + " (it would be " +
+                       printExactly(stored) +
+                       "); write the file as " + npyDescr(expected.dtype));
   }
   return std::move(tensor);
 }

@@ -43,7 +43,8 @@ def _write_program(directory, name, program):
 
 
 def run(text, inputs=None, reference=None, entry=None, seed=None,
-        timeout=None, rtol=None, atol=None, extra_args=()):
+        timeout=None, rtol=None, atol=None, rtol_relative_to=None,
+        extra_args=()):
     """Runs the program `text` on the CPU runtime with `overlap-run` (one
     thread per device) and returns its outputs: a list per device of numpy
     arrays.
@@ -53,7 +54,9 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     overlap-run's deterministic inputs of `seed` (default 0).
     `reference`: the text of a second program run on the same inputs; the
     outputs must match within the tolerance (`rtol`, `atol`, defaults by
-    type) or `Error` is raised.
+    type; `rtol_relative_to` "tensor-scale", the default, or "element") or
+    `Error` is raised. Each input array must have its argument's dtype, or
+    another width of the same kind holding only values exact in it.
     """
     np = _numpy()
     with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
@@ -83,6 +86,8 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
             args += ["--rtol", str(rtol)]
         if atol is not None:
             args += ["--atol", str(atol)]
+        if rtol_relative_to is not None:
+            args += ["--rtol-relative-to", str(rtol_relative_to)]
         args += list(extra_args)
         proc = subprocess.run(args, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)

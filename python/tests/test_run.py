@@ -41,6 +41,35 @@ def test_run_reference_mismatch(mlp_1d_text):
         overlap.run(wrong, inputs(2), reference=mlp_1d_text)
 
 
+ONE_OUTPUT = """
+shard.grid @one(shape = 1)
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+"""
+
+
+def test_run_rtol_relative_to_element():
+    # [1e30, 1e24, 1] against [1e30, 0, 1]: equal relative to the tensor's
+    # scale, not element by element.
+    reference = ONE_OUTPUT.replace(
+        "return %x", "%z = arith.constant dense<[1.0e30, 0.0, 1.0]> : "
+        "tensor<3xf32>\n  return %z")
+    ins = [[np.array([1e30, 1e24, 1.0], np.float32)]]
+    overlap.run(ONE_OUTPUT, ins, reference=reference)
+    with pytest.raises(overlap.Error, match="differ"):
+        overlap.run(ONE_OUTPUT, ins, reference=reference,
+                    rtol_relative_to="element")
+
+
+def test_run_refuses_inexact_inputs():
+    # float64 0.1 is not a float32: refused, not rounded.
+    with pytest.raises(overlap.Error, match="not exact in f32"):
+        overlap.run(ONE_OUTPUT, [[np.array([0.5, 0.1, 1.0])]])
+    out = overlap.run(ONE_OUTPUT, [[np.array([0.5, 0.25, 1.0])]])
+    np.testing.assert_array_equal(out[0][0], [0.5, 0.25, 1.0])
+
+
 def test_bf16_roundtrip():
     x = np.array([1.0, -2.5, 3.140625, 0.0], dtype=np.float32)
     bits = overlap.to_bf16(x)

@@ -11,7 +11,7 @@
 // ops (a different lowering path) on the same random inputs.
 
 // EQUAL: reference {{.*}}: equal (max abs error
-// EXACT: reference {{.*}}: equal (max abs error 0.000000e+00, max rel error 0.000000e+00)
+// EXACT: reference {{.*}}: equal (max abs error 0.000000e+00, max rel error 0.000000e+00; rtol relative to tensor-scale)
 // WRONG: reference {{.*}}wrong_ref.mlir: NOT EQUAL
 // WRONG-NEXT: first difference: device 0 output 0 at [0, {{[0-9]+}}]
 

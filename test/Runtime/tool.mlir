@@ -23,7 +23,7 @@
 /// The saved outputs of @main (2x the seeded input) read back as inputs:
 /// @main doubles them again, and so does the reference @twice.
 // NPY: device 0 output 0 (3xf32): [{{.+}}]
-// NPY: reference {{.*}}tool.mlir: equal (max abs error 0.000000e+00, max rel error 0.000000e+00)
+// NPY: reference {{.*}}tool.mlir: equal (max abs error 0.000000e+00, max rel error 0.000000e+00; rtol relative to tensor-scale)
 
 /// 2x against 3x of inputs in [-1, 1): never within f32's default tolerance,
 /// always within an absolute 10.

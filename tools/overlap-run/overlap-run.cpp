@@ -35,6 +35,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace llvm;
 using namespace overlap;
@@ -89,12 +90,21 @@ static cl::opt<double>
 static cl::opt<int64_t> repeat("repeat", cl::init(1),
                                cl::desc("Steps to run and time"),
                                cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::init(-1),
+static cl::opt<double> relTolerance("rtol", cl::init(0),
                             cl::desc("Relative tolerance (default: by type)"),
                             cl::cat(category));
-static cl::opt<double> absTolerance("atol", cl::init(-1),
+static cl::opt<double> absTolerance("atol", cl::init(0),
                             cl::desc("Absolute tolerance (default: 0)"),
                             cl::cat(category));
+static cl::opt<RelativeTo> relativeTo(
+    "rtol-relative-to", cl::init(RelativeTo::TensorScale),
+    cl::desc("What rtol scales"),
+    cl::values(clEnumValN(RelativeTo::TensorScale, "tensor-scale",
+                          "|expected| plus the largest finite |expected| of "
+                          "the tensor (the default)"),
+               clEnumValN(RelativeTo::Element, "element",
+                          "each element's |expected| alone")),
+    cl::cat(category));
 static cl::opt<bool> emitJson("json",
                               cl::desc("Print a machine-readable result"),
                               cl::cat(category));
@@ -206,9 +216,27 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
 static void printTensor(raw_ostream &os, const HostTensor &tensor) {
   int64_t count = tensor.type().numElements();
   os << "[";
-  for (int64_t i = 0; i < count; ++i)
-    os << (i ? ", " : "") << format("%g", tensor.getAsDouble(i));
+  bool integer = isIntegerType(tensor.type().dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    os << (i ? ", " : "");
+    if (integer)
+      os << tensor.getAsInt64(i);
+    else
+      os << format("%g", tensor.getAsDouble(i));
+  }
   os << "]";
+}
+
+/// An element for the JSON report: the exact integer, or a double; JSON
+/// has no infinities or NaN, so those are strings ("inf", "-inf", "nan").
+static json::Value jsonValue(double value, std::optional<int64_t> exact) {
+  if (exact)
+    return *exact;
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  return value;
 }
 
 static std::string formatPosition(ArrayRef<int64_t> position) {
@@ -225,10 +253,10 @@ static int report(const Program &program, const LaunchResult &run,
   std::optional<Comparison> comparison;
   if (expected) {
     std::optional<Tolerance> tolerance;
-    if (relTolerance >= 0 || absTolerance >= 0)
-      tolerance = Tolerance{std::max(0.0, double(relTolerance)),
-                            std::max(0.0, double(absTolerance))};
-    comparison = compareOutputs(run.outputs, expected->outputs, tolerance);
+    if (relTolerance.getNumOccurrences() || absTolerance.getNumOccurrences())
+      tolerance = Tolerance{relTolerance, absTolerance};
+    comparison = compareOutputs(run.outputs, expected->outputs, tolerance,
+                                relativeTo);
   }
 
   if (!saveOutputs.empty()) {
@@ -263,6 +291,8 @@ static int report(const Program &program, const LaunchResult &run,
     if (comparison) {
       json::Object compared{{"reference", referenceFile},
                             {"equal", comparison->equal},
+                            {"rtol_relative_to",
+                             stringifyRelativeTo(comparison->relativeTo)},
                             {"max_abs_error", comparison->maxAbsError},
                             {"max_rel_error", comparison->maxRelError}};
       if (!comparison->structuralError.empty())
@@ -273,8 +303,8 @@ static int report(const Program &program, const LaunchResult &run,
             {"device", m.device},
             {"output", m.output},
             {"position", json::Array(m.position)},
-            {"actual", m.actual},
-            {"expected", m.expected}};
+            {"actual", jsonValue(m.actual, m.actualInt)},
+            {"expected", jsonValue(m.expected, m.expectedInt)}};
       }
       result["comparison"] = std::move(compared);
     }
@@ -284,8 +314,12 @@ static int report(const Program &program, const LaunchResult &run,
         json::Array tensors;
         for (const HostTensor &tensor : outputs) {
           json::Array values;
+          bool integer = isIntegerType(tensor.type().dtype);
           for (int64_t i = 0; i < tensor.type().numElements(); ++i)
-            values.push_back(tensor.getAsDouble(i));
+            values.push_back(jsonValue(
+                tensor.getAsDouble(i),
+                integer ? std::optional<int64_t>(tensor.getAsInt64(i))
+                        : std::nullopt));
           tensors.push_back(json::Object{{"type", tensor.type().str()},
                                          {"values", std::move(values)}});
         }
@@ -313,17 +347,21 @@ static int report(const Program &program, const LaunchResult &run,
     }
     if (comparison) {
       outs() << formatv("  reference {0}: {1} (max abs error {2:e}, max rel "
-                        "error {3:e})\n",
+                        "error {3:e}; rtol relative to {4})\n",
                         referenceFile,
                         comparison->equal ? "equal" : "NOT EQUAL",
-                        comparison->maxAbsError, comparison->maxRelError);
+                        comparison->maxAbsError, comparison->maxRelError,
+                        stringifyRelativeTo(comparison->relativeTo));
       if (!comparison->structuralError.empty())
         outs() << "  " << comparison->structuralError << "\n";
       if (comparison->firstMismatch) {
         const Mismatch &m = *comparison->firstMismatch;
         outs() << formatv("  first difference: device {0} output {1} at {2}: ",
-                          m.device, m.output, formatPosition(m.position))
-               << format("%g vs reference %g\n", m.actual, m.expected);
+                          m.device, m.output, formatPosition(m.position));
+        if (m.actualInt)
+          outs() << *m.actualInt << " vs reference " << *m.expectedInt << "\n";
+        else
+          outs() << format("%g vs reference %g\n", m.actual, m.expected);
       }
     }
   }
@@ -339,6 +377,14 @@ int main(int argc, char **argv) {
       "device or one MPI rank per device\n");
   if (transport != "threads" && transport != "mpi")
     fatal("unknown transport '" + transport + "'; expected threads or mpi");
+  if (!(relTolerance >= 0 && std::isfinite(relTolerance)))
+    fatal("--rtol must be a finite number >= 0, not " +
+          Twine(llvm::formatv("{0}", format("%g", double(relTolerance)))));
+  if (!(absTolerance >= 0 && std::isfinite(absTolerance)))
+    fatal("--atol must be a finite number >= 0, not " +
+          Twine(llvm::formatv("{0}", format("%g", double(absTolerance)))));
+  if (repeat < 1)
+    fatal(formatv("--repeat must be at least 1, not {0}", int64_t(repeat)));
   std::unique_ptr<MpiSession> mpi;
   if (transport == "mpi") {
     // Checked before the ranks wait for each other with this timeout.

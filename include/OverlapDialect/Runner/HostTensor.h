@@ -47,10 +47,15 @@ public:
   const void *data() const { return storage.get(); }
 
   /// Element `index` (row-major) as a double: exact for every supported
-  /// type but 64-bit integers beyond 2^53.
+  /// type but 64-bit integers beyond 2^53 (use getAsInt64 for integers).
   double getAsDouble(int64_t index) const;
   /// Stores `value` converted to the element type (rounding to nearest).
   void setFromDouble(int64_t index, double value);
+  /// Element `index` of an integer tensor, exactly.
+  int64_t getAsInt64(int64_t index) const;
+  /// Stores `value` into an integer tensor; it must fit the element type
+  /// (fitsInteger).
+  void setFromInt64(int64_t index, int64_t value);
 
 private:
   struct Free {
@@ -59,6 +64,11 @@ private:
   TensorType tensorType;
   std::unique_ptr<void, Free> storage;
 };
+
+/// Whether `type` is one of the integer types.
+bool isIntegerType(ovlrt::DType type);
+/// Whether `value` is representable in the integer type `type`.
+bool fitsInteger(ovlrt::DType type, int64_t value);
 
 /// Tensors of every device: `[device][argument or result]`.
 using DeviceTensors = std::vector<std::vector<HostTensor>>;

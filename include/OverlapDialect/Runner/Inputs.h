@@ -25,7 +25,10 @@ DeviceTensors makeRandomInputs(const std::vector<TensorType> &types,
                                int64_t numDevices, uint64_t seed);
 
 /// Reads an .npy file as a tensor of `expected` type: the shape must match;
-/// float data converts to any float type, integer data to any integer type.
+/// float data converts to another float type and integer data to another
+/// integer type only where every element is exact in the program's type
+/// (an error names the first that is not); bf16 is read from raw '<u2'
+/// bit patterns.
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path,
                                    const TensorType &expected);
 
