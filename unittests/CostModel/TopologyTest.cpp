@@ -19,15 +19,6 @@ namespace {
 HardwareDescription tpuV4() { return *lookupHardware("tpu-v4"); }
 HardwareDescription h100() { return *lookupHardware("h100-nvlink"); }
 
-/// A 1-D torus that wraps on multiples of 4.
-HardwareDescription lineTorus() {
-  HardwareDescription hw = tpuV4();
-  hw.name = "test-line";
-  hw.torusRank = 1;
-  hw.wrapAroundUnit = 4;
-  return hw;
-}
-
 /// The error message of `value`, or "" when it succeeded.
 template <typename T> std::string errorOf(llvm::Expected<T> value) {
   if (value)

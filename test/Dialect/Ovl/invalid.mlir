@@ -498,3 +498,56 @@ func.func @buffer_start_axis(%x: memref<2xf32>, %y: memref<2xf32>) {
   ovl.buffer.permute_done %t keep(%x) into %y : memref<2xf32>, memref<2xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// User integers that once became hash keys or overflowed (issue 13)
+//===----------------------------------------------------------------------===//
+
+/// 32767 is a reserved key of a DenseSet<int16_t>: it used to assert.
+shard.grid @torus(shape = 2x4)
+func.func @axis_reserved_key(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{grid axis 32767 is listed twice; the axes must be distinct}}
+  %0 = ovl.reduce_scatter %x on @torus axes [32767, 32767] dim 1 : tensor<2x8xf32> -> tensor<2x1xf32>
+  return
+}
+
+// -----
+
+/// 2^63 - 1 and 2^63 - 2 are reserved keys of a DenseSet<int64_t>.
+shard.grid @ring(shape = 4)
+func.func @permute_reserved_keys(%x: tensor<2xf32>) {
+  // expected-error @+1 {{device 9223372036854775807 is the source of more than one pair}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [9223372036854775807 -> 9223372036854775806, 9223372036854775807 -> 0] : tensor<2xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+func.func @permute_reserved_key_out_of_range(%x: tensor<2xf32>) {
+  // expected-error @+1 {{pair 9223372036854775806 -> 9223372036854775807 is out of range for a group of 4 devices}}
+  %0 = ovl.collective_permute %x on @ring axes [0] pairs [9223372036854775806 -> 9223372036854775807] : tensor<2xf32>
+  return
+}
+
+// -----
+
+/// The gathered size overflowed int64 (UBSan).
+shard.grid @ring(shape = 4)
+func.func @gather_factor_overflow(%x: tensor<4611686018427387904xi8>) {
+  // expected-error @+1 {{gathering dim 0 of size 4611686018427387904 from 4 devices gives more than 2^63 elements}}
+  %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<4611686018427387904xi8> -> tensor<4xi8>
+  return
+}
+
+// -----
+
+/// So did the group size.
+shard.grid @huge(shape = 4294967296x4294967296)
+func.func @group_overflow(%x: tensor<2xf32>) {
+  // expected-error @+1 {{the group along grid @huge's axes has more than 2^63 devices}}
+  %0 = ovl.all_reduce %x on @huge axes [0, 1] : tensor<2xf32>
+  return
+}

@@ -10,9 +10,11 @@
 
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace mlir::ovl;
@@ -53,7 +55,9 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
 /// Checks that the axes are distinct and non-negative (what can be checked
 /// without the grid).
 static LogicalResult verifyAxesLocally(Operation *op, ArrayRef<int16_t> axes) {
-  llvm::SmallDenseSet<int16_t> seen;
+  // std::set: a DenseSet reserves two keys (32767 among them) a user may
+  // write.
+  std::set<int16_t> seen;
   for (int16_t axis : axes) {
     if (axis < 0)
       return op->emitOpError("grid axis ")
@@ -82,7 +86,16 @@ static FailureOr<int64_t> verifyGridAndAxes(Operation *op,
              << axis << " is out of range for grid " << gridSymbol
              << " of rank " << rank << "; expected an axis in [0, " << rank
              << ")";
-  return shard::collectiveProcessGroupSize(axes, grid);
+  ArrayRef<int64_t> shape = grid.getShape();
+  int64_t size = 1;
+  for (int16_t axis : axes) {
+    if (ShapedType::isDynamic(shape[axis]))
+      return ShapedType::kDynamic;
+    if (llvm::MulOverflow(size, shape[axis], size))
+      return op->emitOpError("the group along grid ")
+             << gridSymbol << "'s axes has more than 2^63 devices";
+  }
+  return size;
 }
 
 /// Checks what same-rank collectives share: a valid tensor dim, equal rank
@@ -121,7 +134,9 @@ static LogicalResult verifyPairsLocally(Operation *op,
   if (pairs.size() % 2 != 0)
     return op->emitOpError("pairs must hold (source, target) pairs, but has ")
            << pairs.size() << " entries";
-  llvm::SmallDenseSet<int64_t> sources, targets;
+  // std::set: a DenseSet reserves two keys (2^63 - 1 and 2^63 - 2) a user
+  // may write.
+  std::set<int64_t> sources, targets;
   for (size_t i = 0; i < pairs.size(); i += 2) {
     int64_t source = pairs[i], target = pairs[i + 1];
     if (source < 0 || target < 0)
@@ -423,10 +438,17 @@ static LogicalResult verifyGatherFactor(Operation *op, ShapedType input,
                                         int64_t groupSize) {
   int64_t in = input.getDimSize(dim), out = result.getDimSize(dim);
   if (ShapedType::isDynamic(groupSize) || ShapedType::isDynamic(in) ||
-      ShapedType::isDynamic(out) || out == in * groupSize)
+      ShapedType::isDynamic(out))
+    return success();
+  int64_t gathered;
+  if (llvm::MulOverflow(in, groupSize, gathered))
+    return op->emitOpError("gathering dim ")
+           << dim << " of size " << in << " from " << groupSize
+           << " devices gives more than 2^63 elements";
+  if (out == gathered)
     return success();
   return op->emitOpError("result dim ")
-         << dim << " has size " << out << "; expected " << in * groupSize
+         << dim << " has size " << out << "; expected " << gathered
          << " (input size " << in << " gathered from " << groupSize
          << " devices)";
 }

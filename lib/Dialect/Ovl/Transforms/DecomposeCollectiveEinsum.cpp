@@ -166,10 +166,13 @@ struct OvlDecomposeCollectiveEinsumPass
 
     select(candidates);
 
+    // Every remark before any rewrite: a remark may name another candidate's
+    // collective, which its rewrite erases.
+    if (remarks)
+      for (const Candidate &candidate : candidates)
+        remark(candidate);
     IRRewriter rewriter(&getContext());
     for (Candidate &candidate : candidates) {
-      if (remarks)
-        remark(candidate);
       if (!candidate.selected)
         continue;
       if (auto gather = dyn_cast<AllGatherOp>(candidate.op)) {
