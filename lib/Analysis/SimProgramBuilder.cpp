@@ -170,6 +170,17 @@ LogicalResult ProgramPlayer::playFor(scf::ForOp loop) {
   if (!lower || !upper || !stride || *stride <= 0)
     return loop.emitError("the simulator plays loops with constant bounds "
                           "and a positive constant step only");
+  // Counted without overflow; refused before playing when even one step
+  // per iteration would be too many (an empty body would spin for ever).
+  uint64_t span = *upper <= *lower ? 0
+                                   : static_cast<uint64_t>(*upper) -
+                                         static_cast<uint64_t>(*lower);
+  uint64_t step = static_cast<uint64_t>(*stride);
+  uint64_t trips = span / step + (span % step != 0);
+  if (trips > options.maxSteps)
+    return loop.emitError("the loop runs ")
+           << trips << " iterations; the simulator plays at most "
+           << options.maxSteps << " steps";
   // Tokens travel through iter_args: bind each iteration's block arguments
   // to the starts of the previous iteration's yielded tokens.
   auto bind = [&](ValueRange to, ValueRange from) {
@@ -182,7 +193,7 @@ LogicalResult ProgramPlayer::playFor(scf::ForOp loop) {
   };
   bind(loop.getRegionIterArgs(), loop.getInitArgs());
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (int64_t iv = *lower; iv < *upper; iv += *stride) {
+  for (uint64_t trip = 0; trip < trips; ++trip) {
     if (failed(playBlock(*loop.getBody())))
       return failure();
     bind(loop.getRegionIterArgs(), yield.getOperands());

@@ -10,10 +10,12 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir::ovl;
@@ -235,17 +237,56 @@ static llvm::Error fieldError(llvm::StringRef field, const llvm::Twine &what) {
                                  "field '" + field + "' " + what);
 }
 
+/// Rates and times outside [kMinFigure, kMaxFigure] are refused: within
+/// it, every time the cost model derives from them stays finite.
+static constexpr double kMinFigure = 1e-30, kMaxFigure = 1e30;
+
 static llvm::Error requirePositive(llvm::StringRef field, double value) {
-  if (std::isfinite(value) && value > 0)
+  if (value >= kMinFigure && value <= kMaxFigure)
     return llvm::Error::success();
-  return fieldError(field, llvm::formatv("must be positive, got {0}", value));
+  return fieldError(field, llvm::formatv("must be positive, between {0} and "
+                                         "{1}, got {2}",
+                                         llvm::format("%g", kMinFigure),
+                                         llvm::format("%g", kMaxFigure),
+                                         llvm::format("%g", value)));
 }
 
 static llvm::Error requireNonNegative(llvm::StringRef field, double value) {
-  if (std::isfinite(value) && value >= 0)
+  if (value == 0 || (value >= kMinFigure && value <= kMaxFigure))
     return llvm::Error::success();
-  return fieldError(field,
-                    llvm::formatv("must not be negative, got {0}", value));
+  return fieldError(field, llvm::formatv("must be 0 or between {0} and {1}, "
+                                         "got {2}",
+                                         llvm::format("%g", kMinFigure),
+                                         llvm::format("%g", kMaxFigure),
+                                         llvm::format("%g", value)));
+}
+
+/// JSON nested deeper than this is refused before it is parsed: the parser
+/// recurses once per level (100,000 levels overflowed the stack).
+static constexpr unsigned kMaxJSONDepth = 32;
+
+/// The deepest nesting of `text`'s arrays and objects, outside strings.
+static unsigned getNestingDepth(llvm::StringRef text) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
+  }
+  return deepest;
 }
 
 llvm::Error mlir::ovl::verifyHardware(const HardwareDescription &hw) {
@@ -445,6 +486,12 @@ mlir::ovl::loadHardwareFromJSON(llvm::StringRef path) {
     return llvm::createStringError(buffer.getError(),
                                    "hardware file '" + path +
                                        "': " + buffer.getError().message());
+  unsigned depth = getNestingDepth((*buffer)->getBuffer());
+  if (depth > kMaxJSONDepth)
+    return prefixed(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("nested {0} levels deep; at most {1} are allowed",
+                      depth, kMaxJSONDepth)));
   llvm::Expected<llvm::json::Value> root =
       llvm::json::parse((*buffer)->getBuffer());
   if (!root)

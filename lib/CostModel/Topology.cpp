@@ -19,9 +19,11 @@
 
 using namespace mlir::ovl;
 
-/// More devices than this are refused: link ids and the simulator's packed
-/// keys assume device ids fit in 31 bits.
-static constexpr int64_t kMaxDevices = int64_t(1) << 31;
+/// More devices than this are refused: every structure built from a
+/// topology (links, loads, the simulator's devices) is per device, and the
+/// largest machines the cost model knows have thousands (a TPU v5p pod
+/// 8960), so 2^20 leaves room without letting a typo ask for gigabytes.
+static constexpr int64_t kMaxDevices = int64_t(1) << 20;
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);

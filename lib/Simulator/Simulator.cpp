@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <queue>
@@ -1038,6 +1039,13 @@ SimReport Simulation::makeReport() const {
 llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
                                               const MachineModel &machine,
                                               const SimOptions &options) {
+  int64_t devices = machine.assignment.getNumLogicalDevices();
+  int64_t steps = static_cast<int64_t>(program.steps.size());
+  if (steps > 0 && devices > kMaxSimulatedDeviceSteps / steps)
+    return makeError(llvm::formatv(
+        "the simulation would play {0} steps on each of {1} devices, more "
+        "than {2} device-steps",
+        steps, devices, kMaxSimulatedDeviceSteps));
   std::optional<detail::TraceRecord> trace;
   if (options.trace)
     trace.emplace();
@@ -1048,6 +1056,11 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
   if (llvm::Error err = simulation.run())
     return std::move(err);
   SimReport report = simulation.makeReport();
+  // Hardware figures are bounded (verifyHardware) and sizes are int64s, so
+  // every figure is finite and the JSON report is JSON.
+  assert(std::isfinite(report.stepTime) && std::isfinite(report.commTime) &&
+         std::isfinite(report.computeTime) && std::isfinite(report.flops) &&
+         std::isfinite(report.bytesSent) && "a simulated figure is not finite");
 
   if (!simulation.hasPerDeviceStats()) {
     // Too many (device, op) pairs to keep: run again (deterministically the

@@ -265,6 +265,38 @@ TEST_F(HardwareJSONTest, NegativeBandwidth) {
       std::string::npos);
 }
 
+TEST_F(HardwareJSONTest, ExtremeFiguresAreRefused) {
+  // 1e-300 B/s made every transfer take inf seconds, and overlap-sim --json
+  // printed inf (not JSON).
+  llvm::json::Object tiny = validObject();
+  tiny["linkBandwidth"] = 1e-300;
+  EXPECT_NE(loadError(std::move(tiny))
+                .find("field 'linkBandwidth' must be positive, between 1e-30 "
+                      "and 1e+30, got 1e-300"),
+            std::string::npos);
+
+  llvm::json::Object huge = validObject();
+  huge["hopLatency"] = 1e300;
+  EXPECT_NE(loadError(std::move(huge))
+                .find("field 'hopLatency' must be 0 or between 1e-30 and "
+                      "1e+30, got 1e+300"),
+            std::string::npos);
+}
+
+TEST_F(HardwareJSONTest, DeepNestingIsRefusedBeforeParsing) {
+  // 100,000 levels overflowed the stack of the recursive parser.
+  writeText(std::string(100000, '[') + std::string(100000, ']'));
+  llvm::Expected<HardwareDescription> hw = loadHardwareFromJSON(path);
+  ASSERT_FALSE(static_cast<bool>(hw));
+  EXPECT_NE(llvm::toString(hw.takeError())
+                .find("nested 100000 levels deep; at most 32 are allowed"),
+            std::string::npos);
+  // Brackets inside strings do not count.
+  llvm::json::Object named = validObject();
+  named["name"] = std::string(100, '[');
+  EXPECT_TRUE(static_cast<bool>(load(std::move(named))));
+}
+
 TEST_F(HardwareJSONTest, UnknownNames) {
   llvm::json::Object typo = validObject();
   typo["hbmBandwith"] = 1e12;

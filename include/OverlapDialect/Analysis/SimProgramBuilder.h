@@ -32,7 +32,7 @@ struct SimProgramOptions {
   /// The ring algorithm of blocking collectives.
   RingDirection collectiveDirection = RingDirection::Bidirectional;
   /// Refuse programs that unroll into more steps than this.
-  uint64_t maxSteps = 50'000'000;
+  uint64_t maxSteps = uint64_t(1) << 21;
 };
 
 FailureOr<SimProgram> buildSimProgram(FunctionOpInterface func,

@@ -77,9 +77,14 @@ struct SimReport {
   int64_t events = 0;
 };
 
+/// The most device-steps (devices x steps of the program) one simulation
+/// plays: about ten minutes on one core of a 2020s server.
+constexpr int64_t kMaxSimulatedDeviceSteps = int64_t(1) << 30;
+
 /// Simulates `program` on all logical devices of `machine`. Fails with a
 /// message on an inconsistent program (a permute whose pairs do not fit the
-/// group, a done without its start, a deadlock).
+/// group, a done without its start, a deadlock) and, before allocating
+/// anything, on one larger than kMaxSimulatedDeviceSteps.
 llvm::Expected<SimReport> simulate(const SimProgram &program,
                                    const MachineModel &machine,
                                    const SimOptions &options = {});

@@ -1,0 +1,59 @@
+// The simulator checks the work before it allocates: machines of more than
+// 2^20 devices, loops of more iterations than the 2^21 steps a program may
+// unroll into (an empty body used to spin for ever), and simulations of
+// more than 2^30 device-steps are refused with the numbers. They used to
+// abort with "out of memory" (a 100000000x4 grid, --topology
+// 1024x1024x1024) or take 19 GB and a minute (512x512x512).
+//
+// RUN: split-file %s %t
+// RUN: sh -c 'overlap-sim %t/huge-grid.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=GRID
+// RUN: sh -c 'overlap-sim %t/huge-grid.mlir --topology 1024x1024x1024 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=TOPO
+// RUN: sh -c 'overlap-sim %t/long-loop.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=LOOP
+// RUN: sh -c 'overlap-sim %t/device-steps.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=WORK
+// RUN: not overlap-opt %t/huge-grid.mlir --ovl-overlap-pipeline="remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GATE
+
+// GRID: overlap-sim: cannot build a topology of 400000000 devices; at most 1048576 are supported
+// GRID: exit status 2
+// TOPO: overlap-sim: topology '1024x1024x1024' has more than 1048576 devices
+// TOPO: exit status 2
+// LOOP: long-loop.mlir:6:8: error: the loop runs 2147483648 iterations; the simulator plays at most 2097152 steps
+// LOOP: exit status 1
+// WORK: overlap-sim: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
+// WORK: exit status 1
+/// The gate cannot place the grid either, and says so where it is used.
+// GATE: error: cannot map grid @g onto the machine: cannot build a topology of 400000000 devices; at most 1048576 are supported
+
+//--- huge-grid.mlir
+shard.grid @g(shape = 100000000x4)
+func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<16x4xf32> {
+  %g = ovl.all_gather %x on @g axes [1] dim 0 : tensor<4x8xf32> -> tensor<16x8xf32>
+  %y = ovl.einsum "bf,fh->bh" %g, %w : tensor<16x8xf32>, tensor<8x4xf32> -> tensor<16x4xf32>
+  return %y : tensor<16x4xf32>
+}
+
+//--- long-loop.mlir
+shard.grid @g(shape = 4)
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 2147483648 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    scf.yield %a : tensor<4xf32>
+  }
+  %s = ovl.all_reduce %r on @g axes [0] : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+//--- device-steps.mlir
+shard.grid @g(shape = 1048576)
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 2048 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    %b = arith.addf %a, %a : tensor<4xf32>
+    scf.yield %b : tensor<4xf32>
+  }
+  %s = ovl.all_reduce %r on @g axes [0] : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
