@@ -16,35 +16,51 @@ using namespace ovlrt;
 LinkModel::LinkModel(double bandwidthGBps, double latencyUs)
     : bandwidthGBps(bandwidthGBps), latencyUs(latencyUs) {}
 
+/// Emulated times saturate here (about 32 years, far beyond any timeout,
+/// which waitForEmulated compares them with): a slower link or a larger
+/// transfer would overflow the clock's ticks.
+static constexpr double kMaxEmulatedSeconds = 1e9;
+
 /// Rounded to the nearest tick: truncating would turn the 1 ms that 2 MB
 /// take at 2 GB/s into 999999 ns.
 static Clock::duration fromSeconds(double seconds) {
   return std::chrono::round<Clock::duration>(
-      std::chrono::duration<double>(seconds));
+      std::chrono::duration<double>(std::min(seconds, kMaxEmulatedSeconds)));
+}
+
+double LinkModel::wireSeconds(int64_t bytes) const {
+  return bandwidthGBps > 0
+             ? static_cast<double>(bytes) / (bandwidthGBps * 1e9)
+             : 0;
+}
+
+double LinkModel::transferSeconds(int64_t bytes) const {
+  return latencyUs * 1e-6 + wireSeconds(bytes);
 }
 
 Clock::duration LinkModel::wireTime(int64_t bytes) const {
   if (!enabled())
     return Clock::duration::zero();
-  return fromSeconds(static_cast<double>(bytes) / (bandwidthGBps * 1e9));
+  return fromSeconds(wireSeconds(bytes));
 }
 
 Clock::duration LinkModel::transferTime(int64_t bytes) const {
   if (!enabled())
     return Clock::duration::zero();
-  return fromSeconds(latencyUs * 1e-6) + wireTime(bytes);
+  return fromSeconds(transferSeconds(bytes));
 }
 
 Clock::duration LinkModel::collectiveTime(CallKind kind, int64_t groupSize,
                                           int64_t bytes) const {
   if (!enabled() || groupSize <= 1)
     return Clock::duration::zero();
+  double steps = static_cast<double>(groupSize - 1);
   switch (kind) {
   case CallKind::AllGather:
   case CallKind::ReduceScatter:
-    return (groupSize - 1) * transferTime(bytes);
+    return fromSeconds(steps * transferSeconds(bytes));
   case CallKind::AllReduce:
-    return 2 * (groupSize - 1) * transferTime(bytes / groupSize);
+    return fromSeconds(2 * steps * transferSeconds(bytes / groupSize));
   case CallKind::Permute:
     break;
   }

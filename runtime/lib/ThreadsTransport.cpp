@@ -64,6 +64,10 @@ private:
                         Entry &receiver, const Entry &sender, const OpInfo &op);
   /// Sets the arrival time of the transfer from `sender` into `receiver`,
   /// now that both have posted.
+  /// Sleeps until `until`, the end of an emulated transfer; fails at once
+  /// if that is further away than the timeout (an absurdly slow emulated
+  /// link would otherwise hold the program for ever).
+  void waitForEmulated(Clock::time_point until, const OpInfo &op);
   void book(Entry &receiver, int64_t receiverId, const Entry &sender,
             int64_t senderId);
 
@@ -185,10 +189,25 @@ void ThreadsDevice::runCollective(const Call &call) {
   combineContributions(call, contributions.data());
   int64_t bytes = call.kind == CallKind::ReduceScatter ? numBytes(call.out)
                                                        : numBytes(call.in);
-  std::this_thread::sleep_until(
-      lastArrival + run.model.collectiveTime(call.kind, size, bytes));
+  waitForEmulated(lastArrival + run.model.collectiveTime(call.kind, size, bytes),
+                  call.op);
   lock.lock();
   channel.finish(step);
+}
+
+void ThreadsDevice::waitForEmulated(Clock::time_point until,
+                                    const OpInfo &op) {
+  Clock::duration left = until - Clock::now();
+  if (left > run.timeout) {
+    char text[96];
+    std::snprintf(text, sizeof(text),
+                  "the emulated link takes %g s for this transfer, more than "
+                  "the timeout of %g s",
+                  std::chrono::duration<double>(left).count(),
+                  run.options.timeoutSeconds);
+    fail(op, text);
+  }
+  std::this_thread::sleep_until(until);
 }
 
 void ThreadsDevice::book(Entry &receiver, int64_t receiverId,
@@ -237,7 +256,7 @@ void ThreadsDevice::completeTransfer(std::unique_lock<std::mutex> &lock,
     TensorView dst = receiver.out.view(), src = sender.in.view();
     Clock::time_point arrival = receiver.arrival;
     lock.unlock();
-    std::this_thread::sleep_until(arrival);
+    waitForEmulated(arrival, op);
     copyView(dst, src);
     lock.lock();
     receiver.receive = TransferState::Done;

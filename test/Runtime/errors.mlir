@@ -68,3 +68,17 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %a = ovl.all_reduce %y on @ring axes [0] : tensor<2xf32>
   return %a : tensor<2xf32>
 }
+
+//--- slow.mlir
+// RUN: not overlap-run %t/slow.mlir --link-bandwidth 1e-12 --timeout 5 2>&1 | FileCheck %s --check-prefix=SLOW
+/// An emulated link so slow that the transfer would outlast the timeout
+/// many times over ends the run at once (it used to sleep for 30 years).
+// SLOW: ovlrt: error: device {{[0-1]}}: ovl.collective_permute_done at {{.*}}slow.mlir:[[#@LINE+6]]:8: the emulated link takes {{.*}} s for this transfer, more than the timeout of 5 s
+shard.grid @pair(shape = 2)
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %buf = bufferization.alloc_tensor() : tensor<1024xf32>
+  %p, %t = ovl.collective_permute_start %x into %buf on @pair axes [0]
+      pairs [0 -> 1, 1 -> 0] : tensor<1024xf32>
+  %y = ovl.collective_permute_done %t keep(%x) into %p : tensor<1024xf32>
+  return %y : tensor<1024xf32>
+}

@@ -42,6 +42,10 @@ public:
                                  int64_t bytes) const;
 
 private:
+  /// The same in seconds, unsaturated.
+  double wireSeconds(int64_t bytes) const;
+  double transferSeconds(int64_t bytes) const;
+
   double bandwidthGBps, latencyUs;
 };
 
