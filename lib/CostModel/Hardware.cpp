@@ -490,8 +490,8 @@ mlir::ovl::loadHardwareFromJSON(llvm::StringRef path) {
   if (depth > kMaxJSONDepth)
     return prefixed(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("nested {0} levels deep; at most {1} are allowed",
-                      depth, kMaxJSONDepth)));
+        llvm::formatv("nested {0} levels deep; at most {1} are allowed", depth,
+                      kMaxJSONDepth)));
   llvm::Expected<llvm::json::Value> root =
       llvm::json::parse((*buffer)->getBuffer());
   if (!root)

@@ -11,8 +11,8 @@
 #include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace overlap {
 #define GEN_PASS_DEF_OVLOVERLAPPIPELINEPASS
@@ -48,8 +48,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
 
 namespace {
 struct OvlOverlapPipelinePass
-    : public overlap::impl::OvlOverlapPipelinePassBase<
-          OvlOverlapPipelinePass> {
+    : public overlap::impl::OvlOverlapPipelinePassBase<OvlOverlapPipelinePass> {
   using Base::Base;
 
   /// The pass's options as the struct buildOverlapPipeline takes.

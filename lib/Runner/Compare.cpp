@@ -87,8 +87,8 @@ private:
     result.maxAbsError =
         std::max(result.maxAbsError, static_cast<double>(error));
     if (y != 0)
-      result.maxRelError = std::max(
-          result.maxRelError, static_cast<double>(error / std::fabs(y)));
+      result.maxRelError = std::max(result.maxRelError,
+                                    static_cast<double>(error / std::fabs(y)));
     return error <= tol.atol + tol.rtol * (std::fabs(y) + scale);
   }
 
@@ -133,9 +133,9 @@ Comparison overlap::compareOutputs(const DeviceTensors &actual,
                 " and " + std::to_string(expected.size()) + " devices");
   for (size_t device = 0; device < actual.size(); ++device) {
     if (actual[device].size() != expected[device].size())
-      return fail("the programs have " +
-                  std::to_string(actual[device].size()) + " and " +
-                  std::to_string(expected[device].size()) + " outputs");
+      return fail("the programs have " + std::to_string(actual[device].size()) +
+                  " and " + std::to_string(expected[device].size()) +
+                  " outputs");
     for (size_t output = 0; output < actual[device].size(); ++output) {
       const HostTensor &a = actual[device][output];
       const HostTensor &e = expected[device][output];

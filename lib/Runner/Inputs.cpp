@@ -98,8 +98,7 @@ llvm::Error overlap::writeNpy(llvm::StringRef path, const HostTensor &tensor) {
   out << "\x93NUMPY" << '\x01' << '\x00';
   out << static_cast<char>(header.size() & 0xff)
       << static_cast<char>(header.size() >> 8) << header;
-  out.write(static_cast<const char *>(tensor.data()),
-            tensor.type().numBytes());
+  out.write(static_cast<const char *>(tensor.data()), tensor.type().numBytes());
   return llvm::Error::success();
 }
 
@@ -177,8 +176,9 @@ llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
   size_t lengthBytes = major == 1 ? 2 : 4;
   size_t headerLength = 0;
   for (size_t i = 0; i < lengthBytes; ++i)
-    headerLength |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i]))
-                    << (8 * i);
+    headerLength |=
+        static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i]))
+        << (8 * i);
   size_t dataStart = 8 + lengthBytes + headerLength;
   if (bytes.size() < dataStart)
     return makeError(path + ": truncated header");
@@ -233,8 +233,10 @@ llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
     return std::move(tensor);
   }
   if (source->isFloat != isFloat(expected.dtype))
-    return makeError(path + " holds " + descr + " data but the program "
-                     "expects " + ovlrt::dtypeName(expected.dtype));
+    return makeError(path + " holds " + descr +
+                     " data but the program "
+                     "expects " +
+                     ovlrt::dtypeName(expected.dtype));
   // Another width of the same kind: converted only where every value is
   // exact in the program's type, so that no input is silently changed.
   for (int64_t i = 0; i < count; ++i) {
@@ -256,8 +258,8 @@ llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
       return makeError(path + ": element " + llvm::Twine(i) + " (" +
                        printExactly(value) + ") is not exact in " +
                        ovlrt::dtypeName(expected.dtype) + " (it would be " +
-                       printExactly(stored) +
-                       "); write the file as " + npyDescr(expected.dtype));
+                       printExactly(stored) + "); write the file as " +
+                       npyDescr(expected.dtype));
   }
   return std::move(tensor);
 }

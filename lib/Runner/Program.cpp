@@ -68,7 +68,7 @@ static std::optional<ovlrt::DType> toDType(Type type) {
 }
 
 static llvm::Expected<overlap::TensorType> toTensorType(Type type,
-                                                       const Twine &what) {
+                                                        const Twine &what) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   std::optional<ovlrt::DType> dtype =
       tensor ? toDType(tensor.getElementType()) : std::nullopt;
@@ -83,8 +83,7 @@ static llvm::Expected<overlap::TensorType> toTensorType(Type type,
 }
 
 /// The entry function: the one named, or the only public one.
-static llvm::Expected<func::FuncOp> findEntry(ModuleOp module,
-                                              StringRef name) {
+static llvm::Expected<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
   if (!name.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
     if (!func || func.isExternal())
@@ -234,32 +233,31 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
     return targetMachine.takeError();
   // `engineOptions.transformer` is a function_ref: `transformer` must outlive
   // ExecutionEngine::create, which optimizes the module before returning.
-  auto transformer = makeOptimizingTransformer(options.optLevel,
-                                               /*sizeLevel=*/0,
-                                               targetMachine->get());
+  auto transformer =
+      makeOptimizingTransformer(options.optLevel,
+                                /*sizeLevel=*/0, targetMachine->get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
-  auto engine = ExecutionEngine::create(module, engineOptions,
-                                        std::move(*targetMachine));
+  auto engine =
+      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
   if (!engine)
     return engine.takeError();
   program->engine = std::move(*engine);
-  program->engine->registerSymbols(
-      [](llvm::orc::MangleAndInterner interner) {
-        llvm::orc::SymbolMap symbols;
-        for (const ovlrt::CSymbol &symbol : ovlrt::getCInterfaceSymbols())
-          symbols[interner(symbol.name)] = {
-              llvm::orc::ExecutorAddr::fromPtr(symbol.address),
-              llvm::JITSymbolFlags::Exported};
-        // Copies between buffers of different layouts lower to this helper.
-        symbols[interner("memrefCopy")] = {
-            llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-            llvm::JITSymbolFlags::Exported};
-        return symbols;
-      });
+  program->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (const ovlrt::CSymbol &symbol : ovlrt::getCInterfaceSymbols())
+      symbols[interner(symbol.name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+          llvm::JITSymbolFlags::Exported};
+    // Copies between buffers of different layouts lower to this helper.
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   program->engine->initialize();
-  auto entryPoint = program->engine->lookupPacked(
-      ("_mlir_ciface_" + kWrapperName).str());
+  auto entryPoint =
+      program->engine->lookupPacked(("_mlir_ciface_" + kWrapperName).str());
   if (!entryPoint)
     return entryPoint.takeError();
   program->entry = *entryPoint;

@@ -29,9 +29,8 @@ static Clock::duration fromSeconds(double seconds) {
 }
 
 double LinkModel::wireSeconds(int64_t bytes) const {
-  return bandwidthGBps > 0
-             ? static_cast<double>(bytes) / (bandwidthGBps * 1e9)
-             : 0;
+  return bandwidthGBps > 0 ? static_cast<double>(bytes) / (bandwidthGBps * 1e9)
+                           : 0;
 }
 
 double LinkModel::transferSeconds(int64_t bytes) const {

@@ -189,14 +189,13 @@ void ThreadsDevice::runCollective(const Call &call) {
   combineContributions(call, contributions.data());
   int64_t bytes = call.kind == CallKind::ReduceScatter ? numBytes(call.out)
                                                        : numBytes(call.in);
-  waitForEmulated(lastArrival + run.model.collectiveTime(call.kind, size, bytes),
-                  call.op);
+  waitForEmulated(
+      lastArrival + run.model.collectiveTime(call.kind, size, bytes), call.op);
   lock.lock();
   channel.finish(step);
 }
 
-void ThreadsDevice::waitForEmulated(Clock::time_point until,
-                                    const OpInfo &op) {
+void ThreadsDevice::waitForEmulated(Clock::time_point until, const OpInfo &op) {
   Clock::duration left = until - Clock::now();
   if (left > run.timeout) {
     char text[96];

@@ -46,7 +46,8 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<program.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("Function to run (default: the only public one)"),
+    entryName("entry",
+              cl::desc("Function to run (default: the only public one)"),
               cl::cat(category));
 static cl::opt<std::string>
     referenceFile("reference",
@@ -90,12 +91,13 @@ static cl::opt<double>
 static cl::opt<int64_t> repeat("repeat", cl::init(1),
                                cl::desc("Steps to run and time"),
                                cl::cat(category));
-static cl::opt<double> relTolerance("rtol", cl::init(0),
-                            cl::desc("Relative tolerance (default: by type)"),
-                            cl::cat(category));
+static cl::opt<double>
+    relTolerance("rtol", cl::init(0),
+                 cl::desc("Relative tolerance (default: by type)"),
+                 cl::cat(category));
 static cl::opt<double> absTolerance("atol", cl::init(0),
-                            cl::desc("Absolute tolerance (default: 0)"),
-                            cl::cat(category));
+                                    cl::desc("Absolute tolerance (default: 0)"),
+                                    cl::cat(category));
 static cl::opt<RelativeTo> relativeTo(
     "rtol-relative-to", cl::init(RelativeTo::TensorScale),
     cl::desc("What rtol scales"),
@@ -255,8 +257,8 @@ static int report(const Program &program, const LaunchResult &run,
     std::optional<Tolerance> tolerance;
     if (relTolerance.getNumOccurrences() || absTolerance.getNumOccurrences())
       tolerance = Tolerance{relTolerance, absTolerance};
-    comparison = compareOutputs(run.outputs, expected->outputs, tolerance,
-                                relativeTo);
+    comparison =
+        compareOutputs(run.outputs, expected->outputs, tolerance, relativeTo);
   }
 
   if (!saveOutputs.empty()) {
@@ -289,22 +291,22 @@ static int report(const Program &program, const LaunchResult &run,
         {"step_seconds", json::Array(run.stepSeconds)},
     };
     if (comparison) {
-      json::Object compared{{"reference", referenceFile},
-                            {"equal", comparison->equal},
-                            {"rtol_relative_to",
-                             stringifyRelativeTo(comparison->relativeTo)},
-                            {"max_abs_error", comparison->maxAbsError},
-                            {"max_rel_error", comparison->maxRelError}};
+      json::Object compared{
+          {"reference", referenceFile},
+          {"equal", comparison->equal},
+          {"rtol_relative_to", stringifyRelativeTo(comparison->relativeTo)},
+          {"max_abs_error", comparison->maxAbsError},
+          {"max_rel_error", comparison->maxRelError}};
       if (!comparison->structuralError.empty())
         compared["error"] = comparison->structuralError;
       if (comparison->firstMismatch) {
         const Mismatch &m = *comparison->firstMismatch;
-        compared["first_mismatch"] = json::Object{
-            {"device", m.device},
-            {"output", m.output},
-            {"position", json::Array(m.position)},
-            {"actual", jsonValue(m.actual, m.actualInt)},
-            {"expected", jsonValue(m.expected, m.expectedInt)}};
+        compared["first_mismatch"] =
+            json::Object{{"device", m.device},
+                         {"output", m.output},
+                         {"position", json::Array(m.position)},
+                         {"actual", jsonValue(m.actual, m.actualInt)},
+                         {"expected", jsonValue(m.expected, m.expectedInt)}};
       }
       result["comparison"] = std::move(compared);
     }
@@ -316,10 +318,10 @@ static int report(const Program &program, const LaunchResult &run,
           json::Array values;
           bool integer = isIntegerType(tensor.type().dtype);
           for (int64_t i = 0; i < tensor.type().numElements(); ++i)
-            values.push_back(jsonValue(
-                tensor.getAsDouble(i),
-                integer ? std::optional<int64_t>(tensor.getAsInt64(i))
-                        : std::nullopt));
+            values.push_back(
+                jsonValue(tensor.getAsDouble(i),
+                          integer ? std::optional<int64_t>(tensor.getAsInt64(i))
+                                  : std::nullopt));
           tensors.push_back(json::Object{{"type", tensor.type().str()},
                                          {"values", std::move(values)}});
         }
@@ -412,8 +414,7 @@ int main(int argc, char **argv) {
     MpiSession::Agreement agreed = mpi->agree(bool(setup), timeout);
     if (!agreed.everyRank) {
       if (!setup && (mpi->isRoot() || agreed.rootRank))
-        errs() << "overlap-run: error: " << toString(setup.takeError())
-               << "\n";
+        errs() << "overlap-run: error: " << toString(setup.takeError()) << "\n";
       else if (!setup)
         consumeError(setup.takeError());
       return mpi->finish(2, timeout);

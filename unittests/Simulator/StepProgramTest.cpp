@@ -106,8 +106,7 @@ TEST(StepProgramTest, TransferHiddenOrExposed) {
   // A blocking permute waits for itself.
   Builder b(4);
   b.start(64, 1, SimStep::Kind::Permute);
-  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)),
-                   kLaunch + kAlpha + 64 / kB);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)), kLaunch + kAlpha + 64 / kB);
 }
 
 TEST(StepProgramTest, BlockingCollectiveTakesItsPlan) {
@@ -131,16 +130,14 @@ TEST(StepProgramTest, TransfersInFlightShareLinksFairly) {
   uint32_t small = b.start(32, 1);
   b.done(small);
   b.done(large);
-  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)),
-                   kLaunch + kAlpha + 8 + 4);
+  EXPECT_DOUBLE_EQ(stepTime(b.program, line(4)), kLaunch + kAlpha + 8 + 4);
   // Opposite directions use separate links: no sharing.
   Builder both(4);
   uint32_t left = both.start(64, -1);
   uint32_t right = both.start(64, 1);
   both.done(left);
   both.done(right);
-  EXPECT_DOUBLE_EQ(stepTime(both.program, line(4)),
-                   kLaunch + kAlpha + 64 / kB);
+  EXPECT_DOUBLE_EQ(stepTime(both.program, line(4)), kLaunch + kAlpha + 64 / kB);
 }
 
 TEST(StepProgramTest, LaterTransferJoinsTheLinksOfAnEarlierOne) {

@@ -1,4 +1,5 @@
-//===- Program.h - ovl programs JIT-compiled for the CPU runtime -*- C++ -*-===//
+//===- Program.h - ovl programs JIT-compiled for the CPU runtime -*- C++
+//-*-===//
 //
 // Takes an ovl module on tensors through the `ovl-to-llvm` pipeline and
 // MLIR's ExecutionEngine, and calls its entry function for one device with
@@ -47,9 +48,7 @@ public:
 
   int64_t getNumDevices() const { return numDevices; }
   const std::vector<TensorType> &getInputTypes() const { return inputTypes; }
-  const std::vector<TensorType> &getOutputTypes() const {
-    return outputTypes;
-  }
+  const std::vector<TensorType> &getOutputTypes() const { return outputTypes; }
   const std::string &getEntryName() const { return entryName; }
 
   /// Runs the entry function once on the calling thread's device. The

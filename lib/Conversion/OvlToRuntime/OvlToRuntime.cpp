@@ -87,9 +87,8 @@ public:
     if (auto existing = symbols.lookup<func::FuncOp>(name))
       return existing;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    auto func = func::FuncOp::create(
-        builder, module.getLoc(), name,
-        builder.getFunctionType(inputs, results));
+    auto func = func::FuncOp::create(builder, module.getLoc(), name,
+                                     builder.getFunctionType(inputs, results));
     func.setPrivate();
     func->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
     symbols.insert(func);
@@ -97,8 +96,7 @@ public:
   }
 
   /// A `memref<?xi64>` view of a constant global holding `values`.
-  Value getConfig(OpBuilder &builder, Location loc,
-                  ArrayRef<int64_t> values) {
+  Value getConfig(OpBuilder &builder, Location loc, ArrayRef<int64_t> values) {
     auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
                                       builder.getI64Type());
     return getGlobal(builder, loc, "__ovl_config",
@@ -183,9 +181,8 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
         cast<MemRefType>(op.getInput().getType()).getElementType());
     auto grid = lowering.symbolTables.lookupNearestSymbolFrom<shard::GridOp>(
         op, op.getGridAttr());
-    SmallVector<int64_t> config =
-        buildConfig(grid, op.getGridAxes(), getDim(op), getReduction(op),
-                    getPairs(op));
+    SmallVector<int64_t> config = buildConfig(
+        grid, op.getGridAxes(), getDim(op), getReduction(op), getPairs(op));
     Value configView = lowering.abi.getConfig(rewriter, loc, config);
     Value where =
         lowering.abi.getString(rewriter, loc, describeLocation(op.getLoc()));
@@ -200,9 +197,9 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
     SmallVector<Type> results;
     if constexpr (std::is_same_v<OpTy, BufferPermuteStartOp>)
       results.push_back(rewriter.getI64Type());
-    func::FuncOp callee = lowering.abi.getFunction(
-        ("ovlrt_" + name + "_" + suffix).str(), ValueRange(operands).getTypes(),
-        results);
+    func::FuncOp callee =
+        lowering.abi.getFunction(("ovlrt_" + name + "_" + suffix).str(),
+                                 ValueRange(operands).getTypes(), results);
     auto call = func::CallOp::create(rewriter, loc, callee, operands);
     ++lowering.numCalls;
     rewriter.replaceOp(op, call.getResults());
@@ -235,8 +232,7 @@ private:
 };
 
 /// `ovl.buffer.permute_done` -> `ovlrt_permute_done(token, where)`.
-struct PermuteDoneLowering
-    : public OpConversionPattern<BufferPermuteDoneOp> {
+struct PermuteDoneLowering : public OpConversionPattern<BufferPermuteDoneOp> {
   PermuteDoneLowering(const TypeConverter &converter, MLIRContext *context,
                       LoweringContext &lowering)
       : OpConversionPattern(converter, context), lowering(lowering) {}
@@ -278,8 +274,8 @@ struct PartitionIdLowering : public OpConversionPattern<PartitionIdOp> {
         "ovlrt_partition_id", {config.getType()}, {rewriter.getI64Type()});
     auto call = func::CallOp::create(rewriter, loc, callee, config);
     ++lowering.numCalls;
-    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(
-        op, rewriter.getIndexType(), call.getResult(0));
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(op, rewriter.getIndexType(),
+                                                    call.getResult(0));
     return success();
   }
 
@@ -289,7 +285,7 @@ struct PartitionIdLowering : public OpConversionPattern<PartitionIdOp> {
 /// Checks that the patterns can lower `op`: an ovl op on buffers (or a
 /// partition id), of a supported element type, on a static grid.
 LogicalResult checkLowerable(Operation *op, SymbolTableCollection &symbols) {
-  if (!isa<OvlDialect>(op->getDialect()))
+  if (!isa_and_nonnull<OvlDialect>(op->getDialect()))
     return success();
   if (!op->getName().getStringRef().starts_with("ovl.buffer.") &&
       !isa<PartitionIdOp>(op))
@@ -332,9 +328,8 @@ struct OvlLowerToRuntimePass
 
     TypeConverter converter;
     converter.addConversion([](Type type) { return type; });
-    converter.addConversion([](TokenType type) {
-      return IntegerType::get(type.getContext(), 64);
-    });
+    converter.addConversion(
+        [](TokenType type) { return IntegerType::get(type.getContext(), 64); });
 
     RuntimeABI abi(module);
     int64_t calls = 0;

@@ -133,3 +133,27 @@ func.func @scatter_rewritten(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> tensor
   %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
   return %r : tensor<3x2xf32>
 }
+
+// -----
+
+/// An empty shard: nothing to overlap. The rewrite used to emit invalid IR
+/// and the gate's scheduler spun for ever on 0 / 0 link shares.
+shard.grid @ring(shape = 4)
+
+func.func @empty(%x: tensor<0x8xf32>, %w: tensor<8x4xf32>) -> tensor<0x4xf32> {
+  // expected-remark @+1 {{not decomposed: a tensor of the pair is empty}}
+  %g = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<0x8xf32> -> tensor<0x8xf32>
+  %y = ovl.einsum "bf,fh->bh" %g, %w : tensor<0x8xf32>, tensor<8x4xf32> -> tensor<0x4xf32>
+  return %y : tensor<0x4xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @empty_scatter(%x: tensor<3x0xf32>, %w: tensor<0x8xf32>) -> tensor<3x2xf32> {
+  %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x0xf32>, tensor<0x8xf32> -> tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: a tensor of the pair is empty}}
+  %r = ovl.reduce_scatter %y on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}

@@ -97,9 +97,8 @@ static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
 
 /// The simulated run of `func` on `machine`; fails with the simulator
 /// builder's or the simulator's message in `why`.
-static FailureOr<SimReport> price(func::FuncOp func,
-                                  const MachineModel &machine,
-                                  std::string &why) {
+static FailureOr<SimReport>
+price(func::FuncOp func, const MachineModel &machine, std::string &why) {
   ScopedDiagnosticHandler capture(func->getContext(), [&](Diagnostic &diag) {
     if (why.empty())
       why = diag.str();

@@ -250,6 +250,11 @@ std::string mlir::ovl::whyNotDecomposable(AllGatherOp gather) {
   FailureOr<SmallVector<GatherUser>> users = analyzeUsers(gather, why);
   if (failed(users))
     return why;
+  if (hasEmptyTensor(gather) ||
+      llvm::any_of(*users, [](const GatherUser &user) {
+        return hasEmptyTensor(user.op);
+      }))
+    return "a tensor of the pair is empty";
   Operation *insertionPoint = getInsertionPoint(*users);
   for (const GatherUser &user : *users)
     for (Operation *use : EinsumOp(user.op).getResult().getUsers())

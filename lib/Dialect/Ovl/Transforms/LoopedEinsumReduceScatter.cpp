@@ -222,6 +222,9 @@ std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
   std::string why;
   if (failed(analyze(scatter, why)))
     return why;
+  if (hasEmptyTensor(scatter) ||
+      hasEmptyTensor(scatter.getInput().getDefiningOp()))
+    return "a tensor of the pair is empty";
   return "";
 }
 

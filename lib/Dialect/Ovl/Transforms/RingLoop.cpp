@@ -200,3 +200,12 @@ Value mlir::ovl::concatAlong(OpBuilder &builder, Location loc, ValueRange parts,
     return parts.front();
   return tensor::ConcatOp::create(builder, loc, dim, parts);
 }
+
+bool mlir::ovl::hasEmptyTensor(Operation *op) {
+  auto empty = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && llvm::is_contained(tensor.getShape(), 0);
+  };
+  return llvm::any_of(op->getOperandTypes(), empty) ||
+         llvm::any_of(op->getResultTypes(), empty);
+}

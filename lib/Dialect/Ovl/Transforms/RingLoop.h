@@ -115,6 +115,10 @@ SmallVector<Value> emitRingRounds(OpBuilder &builder, Location loc,
                                   SmallVector<Value> state,
                                   RoundEmitter emitRound);
 
+/// Whether `op` reads or makes a statically empty tensor (a dimension of
+/// size 0): no ring loop is built around one, there is nothing to overlap.
+bool hasEmptyTensor(Operation *op);
+
 /// The slice [offset, offset + size) of `source` along `dim`.
 Value extractAlong(OpBuilder &builder, Location loc, Value source, unsigned dim,
                    OpFoldResult offset, int64_t size);

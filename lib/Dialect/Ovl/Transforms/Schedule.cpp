@@ -488,9 +488,10 @@ private:
 /// (a loop as its scheduled body times its trip count).
 class BlockSimulation {
 public:
-  static std::optional<BlockSimulation>
-  build(const BlockGraph &graph, MachineModelCache &machines,
-        SymbolTableCollection &symbols, unsigned maxInFlight);
+  static std::optional<BlockSimulation> build(const BlockGraph &graph,
+                                              MachineModelCache &machines,
+                                              SymbolTableCollection &symbols,
+                                              unsigned maxInFlight);
 
   /// Devices times ops: what one play costs.
   int64_t size() const {
@@ -615,8 +616,7 @@ private:
   BlockOutcome judge(const BlockGraph &graph, ArrayRef<unsigned> order,
                      const BlockSimulation *simulation) const;
   void improve(const BlockGraph &graph, SmallVector<unsigned> &order,
-               BlockOutcome &outcome,
-               const BlockSimulation *simulation) const;
+               BlockOutcome &outcome, const BlockSimulation *simulation) const;
 
   MachineModelCache &machines;
   const AnalyticalCostModel &compute;
@@ -877,6 +877,13 @@ LogicalResult Scheduler::buildGraph(Block &block, Operation *terminator,
     std::optional<double> bytes = getStaticBytes(start.getInput().getType());
     if (!*machine || !bytes) {
       node.kinds.push_back({kDefaultCost, 1, {}});
+      continue;
+    }
+    if (*bytes == 0) {
+      // Nothing streams (and the shares of nothing would be 0 / 0): the
+      // launch alone.
+      node.kinds.push_back(
+          {(*machine)->hardware.collectiveLaunchOverhead, 1, {}});
       continue;
     }
     std::map<std::pair<int64_t, double>, std::map<int64_t, int>> loadsByKind;
@@ -1459,8 +1466,7 @@ BlockOutcome Scheduler::replay(const BlockGraph &graph,
 
 /// The replay of `order`, its makespan the simulated step time when
 /// `simulation` is given (the budget and the peak still the replay's).
-BlockOutcome Scheduler::judge(const BlockGraph &graph,
-                              ArrayRef<unsigned> order,
+BlockOutcome Scheduler::judge(const BlockGraph &graph, ArrayRef<unsigned> order,
                               const BlockSimulation *simulation) const {
   BlockOutcome outcome = replay(graph, order);
   if (simulation)
