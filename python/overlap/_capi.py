@@ -14,6 +14,7 @@ import ctypes
 import json
 import os
 import threading
+import weakref
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -176,6 +177,9 @@ class Context:
         self._handler_id = l.mlirContextAttachDiagnosticHandler(
             self._ctx, self._handler, None, None)
         self._lock = threading.Lock()
+        # Modules die with their context: close() destroys them first and
+        # they refuse to be used afterwards (instead of reading freed IR).
+        self._modules = weakref.WeakSet()
 
     def _on_diagnostic(self, diag_ptr, _user):
         try:
@@ -190,7 +194,11 @@ class Context:
         raise Error("%s failed:\n%s" % (what, detail))
 
     def close(self):
+        """Destroys the context and every module still parsed in it; using
+        one of those afterwards raises `Error`."""
         if getattr(self, "_ctx", None) is not None:
+            for module in list(self._modules):
+                module._release()
             self._lib.mlirContextDetachDiagnosticHandler(self._ctx,
                                                          self._handler_id)
             self._lib.mlirContextDestroy(self._ctx)
@@ -263,20 +271,29 @@ class Module:
     def __init__(self, context, handle):
         self.context = context
         self._module = handle
+        context._modules.add(self)
+
+    def _release(self):
+        if self._module is not None and self.context._ctx is not None:
+            self.context._lib.mlirModuleDestroy(self._module)
+        self._module = None
 
     def __del__(self):
         try:
-            if self._module is not None and self.context._ctx is not None:
-                self.context._lib.mlirModuleDestroy(self._module)
-                self._module = None
+            self._release()
         except Exception:
             pass
+
+    def _handle(self):
+        if self._module is None:
+            raise Error("the module was used after its Context was closed")
+        return self._module
 
     @property
     def text(self):
         out = _Collector()
         l = self.context._lib
-        l.mlirOperationPrint(l.mlirModuleGetOperation(self._module),
+        l.mlirOperationPrint(l.mlirModuleGetOperation(self._handle()),
                              out.callback, None)
         return out.text()
 
@@ -289,7 +306,7 @@ class Module:
         c = self.context
         with c._lock:
             c.diagnostics = []
-            r = c._lib.overlapRunPassPipeline(self._module, _ref(pipeline))
+            r = c._lib.overlapRunPassPipeline(self._handle(), _ref(pipeline))
             if not r.value:
                 c._fail("pass pipeline '%s'" % pipeline)
         return self
@@ -301,7 +318,7 @@ class Module:
         text = pipeline_options(options)
         with c._lock:
             c.diagnostics = []
-            r = c._lib.overlapRunOverlapPipeline(self._module, _ref(text))
+            r = c._lib.overlapRunOverlapPipeline(self._handle(), _ref(text))
             if not r.value:
                 c._fail("ovl-overlap-pipeline{%s}" % text)
         return self
@@ -316,7 +333,7 @@ class Module:
         with c._lock:
             c.diagnostics = []
             r = c._lib.overlapSimulate(
-                self._module, _ref(entry or ""), _ref(hardware or ""),
+                self._handle(), _ref(entry or ""), _ref(hardware or ""),
                 _ref(topology or ""), len(assign), array, max_in_flight,
                 out.callback, None)
             if not r.value:

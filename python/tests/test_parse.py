@@ -28,3 +28,17 @@ def test_context_is_reusable(mlp_1d_text):
         with pytest.raises(overlap.Error):
             ctx.parse("garbage")
         assert ctx.parse(mlp_1d_text).text.startswith("module")
+
+
+def test_module_after_context_closed_raises(mlp_1d_text):
+    # It used to segfault: the module's IR was freed with its context.
+    ctx = overlap.Context()
+    module = ctx.parse(mlp_1d_text)
+    ctx.close()
+    with pytest.raises(overlap.Error, match="after its Context was closed"):
+        module.text
+    with pytest.raises(overlap.Error, match="after its Context was closed"):
+        module.overlap_pipeline(gate="always")
+    with pytest.raises(overlap.Error, match="after its Context was closed"):
+        module.simulate()
+    del module  # destroying it again is harmless
