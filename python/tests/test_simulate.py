@@ -37,3 +37,10 @@ def test_trace(mlp_1d_text):
     assert report["step_time_s"] > 0
     cats = {e.get("cat") for e in report["trace"]["traceEvents"]}
     assert {"compute", "wait"} <= cats
+
+
+def test_simulate_refuses_huge_machines(mlp_1d_text):
+    # A std::bad_alloc used to escape the C API and abort the interpreter;
+    # the machine's size is now checked before anything is allocated.
+    with pytest.raises(overlap.Error, match="more than 1048576 devices"):
+        overlap.simulate(mlp_1d_text, topology="1024x1024x1024")
