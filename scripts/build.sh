@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures (once) and builds overlap with clang-22, lld and Ninja.
+# Configures (once) and builds overlap with clang-22, lld and Ninja; warnings
+# in overlap's own code are errors.
 # Usage: scripts/build.sh [build-dir]   (default: build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,6 +12,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DLLVM_USE_LINKER=lld \
+    -DOVERLAP_ENABLE_WERROR=ON \
     -DMLIR_DIR=$llvm/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=$llvm/bin/lit >/dev/null
 fi

@@ -8,6 +8,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # The compiler, linker and build system overlap is built with.
   clang-22 lld-22 cmake ninja-build
+  # Lint: scripts/check-format.sh, a ctest test.
+  clang-format-22
   # Unit tests.
   libgtest-dev
   # The MPI transport of overlap-run (optional: built when MPI is found).

@@ -158,8 +158,7 @@ int main(void) {
   { // batch_odd
     float *a = randf(3 * 100 * 70), *b = randf(3 * 70 * 45);
     float *c = randf(3 * 100 * 45);
-    desc3 da = d3(a, 3, 100, 70), db = d3(b, 3, 70, 45),
-          dc = d3(c, 3, 100, 45);
+    desc3 da = d3(a, 3, 100, 70), db = d3(b, 3, 70, 45), dc = d3(c, 3, 100, 45);
     _mlir_ciface_batch_odd(&da, &db, &dc);
     double *ref = malloc(sizeof(double) * 3 * 100 * 45);
     for (int t = 0; t < 3; ++t)

@@ -103,10 +103,10 @@ static void run_mlir(case_state *s) {
     return;
   }
   int64_t m = kc->m, n = kc->n, k = kc->k;
-  memref2d_t a = kc->kind == KIND_TRANS_A ? desc2d(s->a, k, m)
-                                          : desc2d(s->a, m, k);
-  memref2d_t b = kc->kind == KIND_TRANS_B ? desc2d(s->b, n, k)
-                                          : desc2d(s->b, k, n);
+  memref2d_t a =
+      kc->kind == KIND_TRANS_A ? desc2d(s->a, k, m) : desc2d(s->a, m, k);
+  memref2d_t b =
+      kc->kind == KIND_TRANS_B ? desc2d(s->b, n, k) : desc2d(s->b, k, n);
   memref2d_t c = desc2d(s->c_mlir, m, n);
   ((kernel2d_fn)kc->fn)(&a, &b, &c);
 }
@@ -117,16 +117,16 @@ static void run_blas(case_state *s) {
   int m = (int)kc->m, n = (int)kc->n, k = (int)kc->k;
   switch (kc->kind) {
   case KIND_PLAIN:
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                s->a, k, s->b, n, 0.0f, s->c_blas, n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, s->a,
+                k, s->b, n, 0.0f, s->c_blas, n);
     break;
   case KIND_TRANS_B:
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, s->a,
-                k, s->b, k, 0.0f, s->c_blas, n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, s->a, k,
+                s->b, k, 0.0f, s->c_blas, n);
     break;
   case KIND_TRANS_A:
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f, s->a,
-                m, s->b, n, 0.0f, s->c_blas, n);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, m, n, k, 1.0f, s->a, m,
+                s->b, n, 0.0f, s->c_blas, n);
     break;
   case KIND_BATCH:
     for (int64_t i = 0; i < kc->batch; ++i)

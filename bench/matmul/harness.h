@@ -28,8 +28,8 @@ typedef struct {
   const char *name; ///< MLIR function name (without `_mlir_ciface_`)
   kernel_kind kind;
   int64_t batch, m, n, k;
-  void *fn;  ///< `_mlir_ciface_<name>`
-  int gate;  ///< 1 if the ratio limit applies to this case
+  void *fn; ///< `_mlir_ciface_<name>`
+  int gate; ///< 1 if the ratio limit applies to this case
 } kernel_case;
 
 /// The kernels this benchmark builds, in the order of matmul.mlir. `fn` is
@@ -42,7 +42,7 @@ typedef struct {
   X(generic_1024, KIND_PLAIN, 1, 1024, 1024, 1024, 0)                          \
   X(matmul_tb_1024, KIND_TRANS_B, 1, 1024, 1024, 1024, 0)                      \
   X(matmul_ta_1024, KIND_TRANS_A, 1, 1024, 1024, 1024, 0)                      \
-  X(batch_4x256, KIND_BATCH, 4, 256, 256, 256, 0)                             \
+  X(batch_4x256, KIND_BATCH, 4, 256, 256, 256, 0)                              \
   X(odd_1000, KIND_PLAIN, 1, 1000, 1000, 1000, 0)                              \
   X(odd_1030x1100x1000, KIND_PLAIN, 1, 1030, 1100, 1000, 0)
 

@@ -46,8 +46,10 @@ int main(int argc, char **argv) {
       printf("%.2f\n", harness_blas_probe(1024, 5));
       return 0;
     } else {
-      fprintf(stderr, "usage: %s [--reps N] [--only NAME] [--max-ratio R] "
-                      "[--keep-heap] [--probe]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--reps N] [--only NAME] [--max-ratio R] "
+              "[--keep-heap] [--probe]\n",
+              argv[0]);
       return 2;
     }
   }

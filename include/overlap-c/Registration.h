@@ -1,4 +1,5 @@
-/*===-- overlap-c/Registration.h - Register everything overlap has -*- C -*-===*\
+/*===-- overlap-c/Registration.h - Register everything overlap has -*- C
+-*-===*\
 |*                                                                            *|
 |* The C form of OverlapDialect/InitAll.h, in the style of                    *|
 |* mlir-c/RegisterEverything.h: the dialects overlap programs are written in  *|
@@ -20,7 +21,8 @@ extern "C" {
 /// Appends ovl and the upstream dialects and interface models overlap uses
 /// (func, arith, tensor, scf, cf, linalg, shard, bufferization, memref, llvm,
 /// ...) to `registry`. Follow with mlirContextAppendDialectRegistry.
-MLIR_CAPI_EXPORTED void overlapRegisterAllDialects(MlirDialectRegistry registry);
+MLIR_CAPI_EXPORTED void
+overlapRegisterAllDialects(MlirDialectRegistry registry);
 
 /// Registers every overlap pass and pipeline (`ovl-overlap-pipeline`,
 /// `ovl-to-llvm`, ...) and MLIR's general transforms (`canonicalize`, `cse`,

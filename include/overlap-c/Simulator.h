@@ -29,18 +29,19 @@ extern "C" {
 /// slots). On success calls `callback` with the JSON report (possibly in
 /// several pieces, as mlirOperationPrint does) and returns success; on
 /// failure emits a diagnostic on the module's context and does not call it.
-MLIR_CAPI_EXPORTED MlirLogicalResult overlapSimulate(
-    MlirModule module, MlirStringRef entry, MlirStringRef hardware,
-    MlirStringRef topology, intptr_t numAssigned,
-    const int64_t *deviceAssignment, unsigned maxInFlight,
-    MlirStringCallback callback, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+overlapSimulate(MlirModule module, MlirStringRef entry, MlirStringRef hardware,
+                MlirStringRef topology, intptr_t numAssigned,
+                const int64_t *deviceAssignment, unsigned maxInFlight,
+                MlirStringCallback callback, void *userData);
 
 /// The same, returning the JSON report as a NUL-terminated string owned by
 /// the caller (free it with overlapStringFree), or NULL on failure. Handy
 /// from ctypes.
-MLIR_CAPI_EXPORTED char *
-overlapSimulateToJSON(MlirModule module, MlirStringRef entry,
-                      MlirStringRef hardware, MlirStringRef topology);
+MLIR_CAPI_EXPORTED char *overlapSimulateToJSON(MlirModule module,
+                                               MlirStringRef entry,
+                                               MlirStringRef hardware,
+                                               MlirStringRef topology);
 
 /// Frees a string returned by this API. NULL is allowed.
 MLIR_CAPI_EXPORTED void overlapStringFree(char *string);

@@ -16,8 +16,7 @@ using namespace ovlrt;
 namespace {
 
 /// MLIR's descriptor of a rank-1 memref.
-template <typename T>
-struct MemRef1D {
+template <typename T> struct MemRef1D {
   T *allocated;
   T *aligned;
   int64_t offset;
@@ -98,8 +97,8 @@ void allGather(UnrankedMemRef *in, UnrankedMemRef *out,
                MemRef1D<int64_t> *config, MemRef1D<int8_t> *location) {
   OpInfo op{"ovl.all_gather", where(location)};
   Config c = decode(config, op);
-  currentDevice().allGather(toView(in, type), toView(out, type), c.group,
-                            c.dim, op);
+  currentDevice().allGather(toView(in, type), toView(out, type), c.group, c.dim,
+                            op);
 }
 
 template <DType type>
@@ -121,12 +120,12 @@ void allReduce(UnrankedMemRef *in, UnrankedMemRef *out,
 }
 
 template <DType type>
-void permute(UnrankedMemRef *in, UnrankedMemRef *out,
-             MemRef1D<int64_t> *config, MemRef1D<int8_t> *location) {
+void permute(UnrankedMemRef *in, UnrankedMemRef *out, MemRef1D<int64_t> *config,
+             MemRef1D<int8_t> *location) {
   OpInfo op{"ovl.collective_permute", where(location)};
   Config c = decode(config, op);
-  currentDevice().permute(toView(in, type), toView(out, type), c.group,
-                          c.pairs, op);
+  currentDevice().permute(toView(in, type), toView(out, type), c.group, c.pairs,
+                          op);
 }
 
 template <DType type>
@@ -145,9 +144,8 @@ extern "C" {
 
 void _mlir_ciface_ovlrt_permute_done(int64_t request,
                                      MemRef1D<int8_t> *location) {
-  currentDevice().permuteDone(Request{request},
-                              OpInfo{"ovl.collective_permute_done",
-                                     where(location)});
+  currentDevice().permuteDone(
+      Request{request}, OpInfo{"ovl.collective_permute_done", where(location)});
 }
 
 int64_t _mlir_ciface_ovlrt_partition_id(MemRef1D<int64_t> *config) {
@@ -195,8 +193,7 @@ OVLRT_DEFINE_TYPE(i64, DType::I64)
 } // extern "C"
 
 const std::vector<CSymbol> &ovlrt::getCInterfaceSymbols() {
-#define OVLRT_SYMBOL(name)                                                     \
-  CSymbol { #name, reinterpret_cast<void *>(&name) }
+#define OVLRT_SYMBOL(name) CSymbol{#name, reinterpret_cast<void *>(&name)}
 #define OVLRT_TYPE_SYMBOLS(suffix)                                             \
   OVLRT_SYMBOL(_mlir_ciface_ovlrt_all_gather_##suffix),                        \
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_reduce_scatter_##suffix),                \

@@ -129,10 +129,10 @@ int main(void) {
   CHECK(json.data && strstr(json.data, "\"step_time_s\""));
   CHECK(json.data && strstr(json.data, "\"num_devices\": 4"));
   free(json.data);
-  char *owned = overlapSimulateToJSON(module,
-                                      mlirStringRefCreateFromCString("mlp"),
-                                      mlirStringRefCreateFromCString(""),
-                                      mlirStringRefCreateFromCString("4x1x1"));
+  char *owned =
+      overlapSimulateToJSON(module, mlirStringRefCreateFromCString("mlp"),
+                            mlirStringRefCreateFromCString(""),
+                            mlirStringRefCreateFromCString("4x1x1"));
   CHECK(owned && strstr(owned, "\"overlap_fraction\""));
   overlapStringFree(owned);
   CHECK(numDiagnostics == 0);

@@ -38,7 +38,8 @@ std::string runPipeline(const overlap::OverlapPipelineOptions &options) {
   DialectRegistry registry;
   overlap::registerAllDialects(registry);
   MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kProgram, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kProgram, &context);
   EXPECT_TRUE(module);
   PassManager pm(&context);
   overlap::buildOverlapPipeline(pm, options);

@@ -81,10 +81,10 @@ struct EinsumToGeneric : public OpRewritePattern<EinsumOp> {
           }
         }
       }
-      Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
-                                            elementType, dynamicSizes);
-      Value zero = arith::ConstantOp::create(
-          rewriter, loc, elementType, rewriter.getZeroAttr(elementType));
+      Value empty = tensor::EmptyOp::create(
+          rewriter, loc, resultType.getShape(), elementType, dynamicSizes);
+      Value zero = arith::ConstantOp::create(rewriter, loc, elementType,
+                                             rewriter.getZeroAttr(elementType));
       init = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
     }
 
@@ -96,21 +96,18 @@ struct EinsumToGeneric : public OpRewritePattern<EinsumOp> {
           for (Value arg : args.drop_front().drop_back()) {
             Value factor = widen(builder, bodyLoc, arg, elementType);
             product =
-                isFloat ? arith::MulFOp::create(builder, bodyLoc, product,
-                                                factor)
-                              .getResult()
-                        : arith::MulIOp::create(builder, bodyLoc, product,
-                                                factor)
-                              .getResult();
+                isFloat
+                    ? arith::MulFOp::create(builder, bodyLoc, product, factor)
+                          .getResult()
+                    : arith::MulIOp::create(builder, bodyLoc, product, factor)
+                          .getResult();
           }
-          Value sum =
-              isFloat
-                  ? arith::AddFOp::create(builder, bodyLoc, args.back(),
-                                          product)
-                        .getResult()
-                  : arith::AddIOp::create(builder, bodyLoc, args.back(),
-                                          product)
-                        .getResult();
+          Value sum = isFloat ? arith::AddFOp::create(builder, bodyLoc,
+                                                      args.back(), product)
+                                    .getResult()
+                              : arith::AddIOp::create(builder, bodyLoc,
+                                                      args.back(), product)
+                                    .getResult();
           linalg::YieldOp::create(builder, bodyLoc, sum);
         });
     rewriter.replaceOp(op, generic.getResults());

@@ -1,4 +1,5 @@
-/*===- main.c - A C-only embedder of overlap -------------------------------===*\
+/*===- main.c - A C-only embedder of overlap
+-------------------------------===*\
 |*                                                                            *|
 |* Parses the 1-D MLP, runs ovl-overlap-pipeline and a textual pipeline with  *|
 |* MLIR's canonicalize and cse through the C API, simulates the result and    *|
