@@ -551,3 +551,44 @@ func.func @group_overflow(%x: tensor<2xf32>) {
   %0 = ovl.all_reduce %x on @huge axes [0, 1] : tensor<2xf32>
   return
 }
+
+// -----
+
+/// A done in one branch only: on the other path the transfer is never
+/// waited for (the verifier used to accept it).
+shard.grid @ring(shape = 2)
+func.func @done_in_one_branch(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
+  %buf = bufferization.alloc_tensor() : tensor<4xf32>
+  // expected-error @+1 {{token is used inside a region of 'scf.if'; consume it in the start's block, or carry it through that op's operands and results}}
+  %p, %t = ovl.collective_permute_start %x into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4xf32>
+  %r = scf.if %c -> tensor<4xf32> {
+    %d = ovl.collective_permute_done %t keep(%x) into %p : tensor<4xf32>
+    scf.yield %d : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+/// The same for a token carried into a loop's body.
+shard.grid @ring(shape = 2)
+func.func @carried_done_in_one_branch(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = bufferization.alloc_tensor() : tensor<4xf32>
+  %p, %t = ovl.collective_permute_start %x into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 0] : tensor<4xf32>
+  %r:2 = scf.for %i = %c0 to %c1 step %c1 iter_args(%q = %p, %u = %t) -> (tensor<4xf32>, !ovl.token) {
+    %y = scf.if %c -> tensor<4xf32> {
+      // expected-error @+1 {{token is defined in another block: a done must be in the block of its token, so that it runs once on every path}}
+      %d = ovl.collective_permute_done %u keep(%x) into %q : tensor<4xf32>
+      scf.yield %d : tensor<4xf32>
+    } else {
+      scf.yield %x : tensor<4xf32>
+    }
+    scf.yield %q, %u : tensor<4xf32>, !ovl.token
+  }
+  %e = ovl.collective_permute_done %r#1 keep(%x) into %r#0 : tensor<4xf32>
+  return %e : tensor<4xf32>
+}

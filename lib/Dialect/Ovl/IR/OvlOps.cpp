@@ -615,6 +615,16 @@ LogicalResult CollectivePermuteStartOp::verify() {
                        "'ovl.collective_permute_done' or a region terminator "
                        "that carries it on, but has ")
            << uses;
+  // A use nested in a region would run on some paths only (a done in one
+  // branch of an scf.if) or on every iteration (a done inside a loop).
+  Operation *user = *getToken().user_begin();
+  if (user->getBlock() != (*this)->getBlock()) {
+    Operation *around = (*this)->getBlock()->findAncestorOpInBlock(*user);
+    return emitOpError("token is used inside a region of '")
+           << (around ? around : user)->getName()
+           << "'; consume it in the start's block, or carry it through that "
+              "op's operands and results";
+  }
   return success();
 }
 
@@ -652,6 +662,12 @@ CollectivePermuteStartOp CollectivePermuteDoneOp::getStartOp() {
 }
 
 LogicalResult CollectivePermuteDoneOp::verify() {
+  // The same rule for a token carried in as a block argument or out as a
+  // region op's result: the done runs exactly where the token is defined.
+  if (getToken().getParentBlock() != (*this)->getBlock())
+    return emitOpError("token is defined in another block: a done must be "
+                       "in the block of its token, so that it runs once on "
+                       "every path");
   Operation *producer = getToken().getDefiningOp();
   if (!producer)
     return success();
