@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Configures (once) and builds overlap with clang-22, lld and Ninja; warnings
 # in overlap's own code are errors.
-# Usage: scripts/build.sh [build-dir]   (default: build)
+# Usage: scripts/build.sh [build-dir [cmake-args...]]   (default: build)
+# The CMake arguments apply when the build directory is configured.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
+shift $(( $# > 0 ? 1 : 0 ))
 llvm=/usr/lib/llvm-22
 
 if [ ! -f "$build/build.ninja" ]; then
@@ -14,6 +16,6 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DOVERLAP_ENABLE_WERROR=ON \
     -DMLIR_DIR=$llvm/lib/cmake/mlir \
-    -DLLVM_EXTERNAL_LIT=$llvm/bin/lit >/dev/null
+    -DLLVM_EXTERNAL_LIT=$llvm/bin/lit "$@" >/dev/null
 fi
 ninja -C "$build"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages overlap needs, if any is missing. Idempotent and
-# silent when everything is present. Usage: scripts/setup.sh
+# silent when everything is present. Extra packages (what one script alone
+# needs, such as the sanitizer runtime) may be named on the command line.
+# Usage: scripts/setup.sh [package...]
 set -euo pipefail
 
 packages=(
@@ -16,6 +18,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   # The Python package's tests and the benchmarks' plots (Debian's python3).
   python3-numpy python3-matplotlib python3-pytest
+  "$@"
 )
 
 missing=()

@@ -20,6 +20,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%overlap_src_root", config.overlap_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The sanitizer build (scripts/sanitize.sh) runs every process with the
+# sanitizer runtime preloaded and its options.
+llvm_config.with_system_environment(["ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                     "LSAN_OPTIONS", "LD_PRELOAD"])
 llvm_config.use_default_substitutions()
 # split-file, not, count and FileCheck come from the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -44,7 +48,12 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
         config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     config.available_features.add("mpi")
-    config.substitutions.append(("%mpirun", "timeout 60 " + " ".join(mpirun)))
+    # Under scripts/sanitize.sh the ranks find the sanitizer runtime by
+    # their rpath; Open MPI's launcher, not instrumented, is kept from it
+    # (its own heap-use-after-free would end the run).
+    prefix = "env -u LD_PRELOAD " if "LD_PRELOAD" in config.environment else ""
+    config.substitutions.append(("%mpirun",
+                                 prefix + "timeout 60 " + " ".join(mpirun)))
 
 # Python-driven tests (the decomposition matrix) run with lit's interpreter,
 # Debian's python3.

@@ -35,7 +35,7 @@ run_step("configuring the consumer" ${CMAKE_COMMAND}
   -S ${CONSUMER_SOURCE_DIR} -B ${build} -G ${GENERATOR}
   -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
   -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-  -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
+  "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld ${SANITIZER_LINK_FLAGS}"
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_PREFIX_PATH=${prefix})
 run_step("building the consumer" ${CMAKE_COMMAND} --build ${build})
@@ -57,7 +57,7 @@ run_step("configuring the C consumer" ${CMAKE_COMMAND}
   -S ${C_CONSUMER_SOURCE_DIR} -B ${c_build} -G ${GENERATOR}
   -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}
   -DCMAKE_C_COMPILER=${C_COMPILER}
-  -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld
+  "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld ${SANITIZER_LINK_FLAGS}"
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_PREFIX_PATH=${prefix})
 run_step("building the C consumer" ${CMAKE_COMMAND} --build ${c_build})
