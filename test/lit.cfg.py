@@ -22,7 +22,7 @@ config.substitutions.append(("%overlap_src_root", config.overlap_src_root))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # The sanitizer build (scripts/sanitize.sh) runs every process with the
 # sanitizer runtime preloaded and its options.
-llvm_config.with_system_environment(["ASAN_OPTIONS", "UBSAN_OPTIONS",
+llvm_config.with_system_environment(["ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS",
                                      "LSAN_OPTIONS", "LD_PRELOAD"])
 llvm_config.use_default_substitutions()
 # split-file, not, count and FileCheck come from the LLVM tools directory.
