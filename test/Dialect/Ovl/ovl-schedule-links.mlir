@@ -12,16 +12,14 @@
 // RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | FileCheck %s
 //
 // RUN: split-file %s %t
-// RUN: overlap-sim %t/feeding.mlir --topology 4x4x4 --json > %t/feeding.json
-// RUN: overlap-opt %t/feeding.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json > %t/feeding.bu.json
-// RUN: overlap-opt %t/feeding.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json > %t/feeding.td.json
-// RUN: %python %S/Inputs/no_slower.py %t/feeding.bu.json %t/feeding.json
-// RUN: %python %S/Inputs/no_slower.py %t/feeding.td.json %t/feeding.json
-// RUN: overlap-sim %t/same-way.mlir --topology 4x4x4 --json > %t/same-way.json
-// RUN: overlap-opt %t/same-way.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json > %t/same-way.bu.json
-// RUN: overlap-opt %t/same-way.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json > %t/same-way.td.json
-// RUN: %python %S/Inputs/no_slower.py %t/same-way.bu.json %t/same-way.json
-// RUN: %python %S/Inputs/no_slower.py %t/same-way.td.json %t/same-way.json
+// RUN: overlap-sim %t/feeding.mlir --topology 4x4x4 --json | tee %t/feeding.json | FileCheck %s --check-prefix=REPORT
+// RUN: overlap-opt %t/feeding.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t/feeding.json
+// RUN: overlap-opt %t/feeding.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t/feeding.json
+// RUN: overlap-sim %t/same-way.mlir --topology 4x4x4 --json | tee %t/same-way.json | FileCheck %s --check-prefix=REPORT
+// RUN: overlap-opt %t/same-way.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t/same-way.json
+// RUN: overlap-opt %t/same-way.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down topology=4x4x4}))" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t/same-way.json
+
+// REPORT: "step_time_s":
 
 //--- feeding.mlir
 /// Two transfers the same way round, only %y's feeding an einsum. %y's goes
