@@ -61,13 +61,10 @@ double HostTensor::getAsDouble(int64_t index) const {
     return ovlrt::bfloat16ToFloat(
         reinterpret_cast<const uint16_t *>(base)[index]);
   case DType::I8:
-    return reinterpret_cast<const int8_t *>(base)[index];
   case DType::I16:
-    return reinterpret_cast<const int16_t *>(base)[index];
   case DType::I32:
-    return reinterpret_cast<const int32_t *>(base)[index];
   case DType::I64:
-    return static_cast<double>(reinterpret_cast<const int64_t *>(base)[index]);
+    return static_cast<double>(getAsInt64(index));
   }
   return 0;
 }

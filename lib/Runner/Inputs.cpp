@@ -114,30 +114,26 @@ static llvm::StringRef headerField(llvm::StringRef header,
   return rest.take_until([](char c) { return c == ','; }).trim(" '");
 }
 
+/// The `T` stored (little-endian, unaligned) at `element`.
+template <typename T> static T loadAs(const char *element) {
+  T value;
+  std::memcpy(&value, element, sizeof(T));
+  return value;
+}
+
 /// An element of an integer .npy `descr`, exactly.
 static int64_t readInteger(llvm::StringRef descr, const char *element) {
   if (descr == "|i1")
-    return static_cast<int8_t>(*element);
+    return loadAs<int8_t>(element);
   if (descr == "|u1")
-    return static_cast<uint8_t>(*element);
-  if (descr == "<u2") {
-    uint16_t v;
-    std::memcpy(&v, element, 2);
-    return v;
-  }
-  if (descr == "<i2") {
-    int16_t v;
-    std::memcpy(&v, element, 2);
-    return v;
-  }
-  if (descr == "<i4") {
-    int32_t v;
-    std::memcpy(&v, element, 4);
-    return v;
-  }
-  int64_t v;
-  std::memcpy(&v, element, 8);
-  return v;
+    return loadAs<uint8_t>(element);
+  if (descr == "<u2")
+    return loadAs<uint16_t>(element);
+  if (descr == "<i2")
+    return loadAs<int16_t>(element);
+  if (descr == "<i4")
+    return loadAs<int32_t>(element);
+  return loadAs<int64_t>(element);
 }
 
 /// `value` with the digits that tell it apart from any other double.
@@ -149,19 +145,11 @@ static std::string printExactly(double value) {
 
 /// An element of a float .npy `descr`, exactly.
 static double readFloat(llvm::StringRef descr, const char *element) {
-  if (descr == "<f4") {
-    float v;
-    std::memcpy(&v, element, 4);
-    return v;
-  }
-  if (descr == "<f2") {
-    uint16_t v;
-    std::memcpy(&v, element, 2);
-    return ovlrt::halfToFloat(v);
-  }
-  double v;
-  std::memcpy(&v, element, 8);
-  return v;
+  if (descr == "<f4")
+    return loadAs<float>(element);
+  if (descr == "<f2")
+    return ovlrt::halfToFloat(loadAs<uint16_t>(element));
+  return loadAs<double>(element);
 }
 
 llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,

@@ -161,6 +161,19 @@ struct BlockGraph {
     const Node &node = nodes[i];
     return inFlight - node.consumes + node.produces;
   }
+  /// `seeds` and every node they depend on (`up`) or that depends on them.
+  llvm::BitVector closure(ArrayRef<unsigned> seeds, bool up) const {
+    llvm::BitVector seen(nodes.size());
+    SmallVector<unsigned> work(seeds.begin(), seeds.end());
+    while (!work.empty()) {
+      unsigned i = work.pop_back_val();
+      if (seen.test(i))
+        continue;
+      seen.set(i);
+      llvm::append_range(work, up ? nodes[i].preds : nodes[i].succs);
+    }
+    return seen;
+  }
 };
 
 /// What a scheduled block amounts to, for the op around it.
@@ -937,34 +950,16 @@ public:
     for (unsigned s = 0; s < n; ++s) {
       if (graph.nodes[s].kind != NodeKind::Start)
         continue;
-      llvm::BitVector excluded(n);
-      SmallVector<unsigned> work{s};
-      // The start and what precedes it.
-      while (!work.empty()) {
-        unsigned i = work.pop_back_val();
-        if (excluded.test(i))
-          continue;
-        excluded.set(i);
-        llvm::append_range(work, graph.nodes[i].preds);
-      }
-      bool consumed = false;
-      llvm::BitVector after(n);
+      SmallVector<unsigned> consumers;
       for (unsigned c : graph.nodes[s].succs)
-        if (llvm::is_contained(graph.nodes[c].asyncPreds, s)) {
-          consumed = true;
-          work.push_back(c);
-        }
+        if (llvm::is_contained(graph.nodes[c].asyncPreds, s))
+          consumers.push_back(c);
       // Tokens that leave the block: the transfer has no window here.
-      if (!consumed)
+      if (consumers.empty())
         continue;
-      while (!work.empty()) {
-        unsigned i = work.pop_back_val();
-        if (after.test(i))
-          continue;
-        after.set(i);
-        llvm::append_range(work, graph.nodes[i].succs);
-      }
-      excluded |= after;
+      // The start and what precedes it, its consumers and what follows.
+      llvm::BitVector excluded = graph.closure(s, /*up=*/true);
+      excluded |= graph.closure(consumers, /*up=*/false);
       Transfer transfer;
       transfer.start = s;
       transfer.mayCover = excluded.flip();
@@ -1503,19 +1498,6 @@ void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
   unsigned replays = 0;
   SmallVector<unsigned> trial, moved, stayed;
   // The ops op x depends on, or that depend on it, directly or not.
-  auto reach = [&](unsigned x, bool up) {
-    llvm::BitVector seen(n);
-    SmallVector<unsigned> work{x};
-    while (!work.empty()) {
-      unsigned k = work.pop_back_val();
-      for (unsigned next : up ? graph.nodes[k].preds : graph.nodes[k].succs)
-        if (!seen.test(next)) {
-          seen.set(next);
-          work.push_back(next);
-        }
-    }
-    return seen;
-  };
   // `order` with x moved to position `at`, what it passes and depends on
   // (or that depends on it) moved along.
   auto moveTo = [&](unsigned from, unsigned at, const llvm::BitVector &along) {
@@ -1544,8 +1526,9 @@ void Scheduler::improve(const BlockGraph &graph, SmallVector<unsigned> &order,
       if (graph.nodes[x].kind == NodeKind::Compute)
         continue;
       unsigned from = llvm::find(order, x) - order.begin();
-      llvm::BitVector before = reach(x, /*up=*/true);
-      llvm::BitVector after = reach(x, /*up=*/false);
+      // x itself is in both; moveTo never moves it along.
+      llvm::BitVector before = graph.closure(x, /*up=*/true);
+      llvm::BitVector after = graph.closure(x, /*up=*/false);
       std::optional<unsigned> bestAt;
       BlockOutcome best = outcome;
       for (unsigned at = 0; at < n && replays < kImproveReplays; ++at) {
