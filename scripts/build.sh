@@ -2,14 +2,17 @@
 # Configures (once) and builds overlap with clang-22, lld and Ninja; warnings
 # in overlap's own code are errors.
 # Usage: scripts/build.sh [build-dir [cmake-args...]]   (default: build)
-# The CMake arguments apply when the build directory is configured.
+# The CMake arguments configure a new build directory, or are set again on
+# an existing one.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 shift $(( $# > 0 ? 1 : 0 ))
 llvm=/usr/lib/llvm-22
 
-if [ ! -f "$build/build.ninja" ]; then
+if [ -f "$build/build.ninja" ] && [ $# -gt 0 ]; then
+  cmake -B "$build" "$@" >/dev/null
+elif [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \

@@ -11,7 +11,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-sanitize}
 "$root/scripts/setup.sh" libclang-rt-22-dev
-"$root/scripts/build.sh" "$build" -DOVERLAP_SANITIZE=address,undefined
+"$root/scripts/build.sh" "$build" -DOVERLAP_SANITIZE=address,undefined \
+  -DOVERLAP_FUZZ=ON
 runtime=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
 export LD_PRELOAD=$runtime
 export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=1

@@ -383,12 +383,15 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
 llvm::Expected<MachineModel> mlir::ovl::buildMachineModel(
     const HardwareDescription &hw, llvm::StringRef topology,
     llvm::ArrayRef<int64_t> assignment, llvm::ArrayRef<int64_t> gridShape) {
-  int64_t numDevices = 1;
-  for (int64_t size : gridShape)
-    numDevices *= size;
-  llvm::Expected<Topology> topo = topology.empty()
-                                      ? Topology::getDefault(hw, numDevices)
-                                      : Topology::parse(hw, topology);
+  // A topology given is checked first; the default one is the grid's size.
+  llvm::Expected<Topology> topo = [&]() -> llvm::Expected<Topology> {
+    if (!topology.empty())
+      return Topology::parse(hw, topology);
+    llvm::Expected<int64_t> numDevices = getGridSize(gridShape);
+    if (!numDevices)
+      return numDevices.takeError();
+    return Topology::getDefault(hw, *numDevices);
+  }();
   if (!topo)
     return topo.takeError();
   llvm::Expected<DeviceAssignment> placed =

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 
 using namespace mlir::ovl;
 
@@ -294,32 +295,48 @@ int64_t Topology::hops(int64_t src, int64_t dst) const {
 
 static std::string describeGrid(llvm::ArrayRef<int64_t> gridShape) {
   return "[" +
-         llvm::join(llvm::map_range(
-                        gridShape, [](int64_t e) { return std::to_string(e); }),
-                    ", ") +
+         llvm::join(
+             llvm::map_range(gridShape,
+                             [](int64_t e) {
+                               // MLIR's marker of a dynamic extent.
+                               return e == std::numeric_limits<int64_t>::min()
+                                          ? std::string("?")
+                                          : std::to_string(e);
+                             }),
+             ", ") +
          "]";
 }
 
-/// Checks a grid shape and returns its number of devices.
-static llvm::Expected<int64_t> gridSize(llvm::ArrayRef<int64_t> gridShape) {
+llvm::Expected<int64_t>
+mlir::ovl::getGridSize(llvm::ArrayRef<int64_t> gridShape) {
   int64_t size = 1;
+  bool overflows = false;
   for (int64_t extent : gridShape) {
+    if (extent == std::numeric_limits<int64_t>::min())
+      return makeError(llvm::formatv(
+          "grid shape {0} is dynamic; a machine needs every extent",
+          describeGrid(gridShape)));
     if (extent < 1)
       return makeError(llvm::formatv(
           "grid shape {0} has extent {1}; extents must be positive",
           describeGrid(gridShape), extent));
-    if (extent > kMaxDevices || size * extent > kMaxDevices)
-      return makeError(
-          llvm::formatv("grid has more than {0} devices", kMaxDevices));
-    size *= extent;
+    overflows |= __builtin_mul_overflow(size, extent, &size);
   }
+  if (overflows)
+    return makeError(llvm::formatv(
+        "grid {0} has more than 2^63 devices; at most {1} are supported",
+        describeGrid(gridShape), kMaxDevices));
+  if (size > kMaxDevices)
+    return makeError(
+        llvm::formatv("grid {0} has {1} devices; at most {2} are supported",
+                      describeGrid(gridShape), size, kMaxDevices));
   return size;
 }
 
 llvm::Expected<DeviceAssignment>
 DeviceAssignment::rowMajor(llvm::ArrayRef<int64_t> gridShape,
                            const Topology &topology) {
-  llvm::Expected<int64_t> size = gridSize(gridShape);
+  llvm::Expected<int64_t> size = getGridSize(gridShape);
   if (!size)
     return size.takeError();
   if (*size > topology.getNumDevices())
@@ -340,7 +357,7 @@ llvm::Expected<DeviceAssignment>
 DeviceAssignment::fromList(llvm::ArrayRef<int64_t> gridShape,
                            const Topology &topology,
                            llvm::ArrayRef<int64_t> physical) {
-  llvm::Expected<int64_t> size = gridSize(gridShape);
+  llvm::Expected<int64_t> size = getGridSize(gridShape);
   if (!size)
     return size.takeError();
   if (static_cast<int64_t>(physical.size()) != *size)

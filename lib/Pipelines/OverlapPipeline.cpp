@@ -1,6 +1,7 @@
 //===- OverlapPipeline.cpp - The whole overlap pipeline -------------------===//
 //
-// Gate and decompose, make the permutes asynchronous, clean up, schedule.
+// Check, gate and decompose, make the permutes asynchronous, clean up,
+// schedule, check again.
 // The scheduler runs last: canonicalization and CSE may move constants and
 // merge duplicates, and the order the scheduler leaves is the schedule.
 //
@@ -24,6 +25,9 @@ using namespace overlap;
 
 void overlap::buildOverlapPipeline(OpPassManager &pm,
                                    const OverlapPipelineOptions &options) {
+  // The input first: a program whose devices disagree is refused before
+  // any rewrite; the output last, which the rewrites must keep consistent.
+  pm.addPass(ovl::createOvlVerifyCollectivesPass());
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   ovl::OvlDecomposeCollectiveEinsumPassOptions decompose;
   decompose.unroll = options.unroll;
@@ -44,6 +48,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
   schedule.deviceAssignment.assign(options.deviceAssignment.begin(),
                                    options.deviceAssignment.end());
   funcPm.addPass(ovl::createOvlSchedulePass(schedule));
+  pm.addPass(ovl::createOvlVerifyCollectivesPass());
 }
 
 namespace {

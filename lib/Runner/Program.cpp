@@ -15,6 +15,8 @@
 
 #include "OverlapDialect/Runner/Program.h"
 
+#include "OverlapDialect/Analysis/CollectiveConsistency.h"
+
 #include "OverlapDialect/Pipelines/Pipelines.h"
 #include "ovlrt/CInterface.h"
 
@@ -184,6 +186,12 @@ static void buildWrapper(ModuleOp module, func::FuncOp entry) {
 
 llvm::Expected<std::unique_ptr<Program>>
 Program::compile(ModuleOp module, const CompileOptions &options) {
+  // A program whose devices would not communicate alike deadlocks or
+  // exchanges the wrong data; refuse it before it runs.
+  if (options.verifyCollectives &&
+      failed(ovl::verifyCollectiveConsistency(module)))
+    return makeError("the devices would not communicate alike "
+                     "(ovl-verify-collectives)");
   std::unique_ptr<Program> program(new Program());
   llvm::Expected<func::FuncOp> entry = findEntry(module, options.entry);
   if (!entry)

@@ -16,3 +16,15 @@ func.func @too_small(%x: tensor<8x16xf32>) -> tensor<32x16xf32> {
   %0 = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<8x16xf32> -> tensor<32x16xf32>
   return %0 : tensor<32x16xf32>
 }
+
+// -----
+
+// A dynamic grid has no machine: its size was multiplied as -2^63 (UBSan;
+// found by the fuzzer).
+shard.grid @dyn(shape = ?x4)
+
+func.func @dynamic_grid(%x: tensor<2x8xbf16>) -> tensor<?x8xbf16> {
+  // expected-error @below {{cannot map grid dyn onto the machine: grid shape [?, 4] is dynamic; a machine needs every extent}}
+  %0 = ovl.all_gather %x on @dyn axes [0] dim 0 : tensor<2x8xbf16> -> tensor<?x8xbf16>
+  return %0 : tensor<?x8xbf16>
+}

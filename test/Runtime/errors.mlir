@@ -1,15 +1,23 @@
 // RUN: split-file --leading-lines %s %t
-// RUN: not overlap-run %t/mismatch.mlir 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// RUN: not overlap-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not overlap-run %t/mismatch.mlir --verify-collectives=false 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// RUN: not overlap-run %t/missing.mlir --verify-collectives=false 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: not overlap-run %t/mismatch.mlir 2>&1 | FileCheck %s --check-prefix=STATIC
+// RUN: not overlap-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=STATIC
 // RUN: not overlap-run %t/stuck.mlir --timeout 1 2>&1 | FileCheck %s --check-prefix=STUCK
 
 // Devices that disagree end the run with an error naming the device, the op
-// and its location, and a non-zero exit: never a hang.
+// and its location, and a non-zero exit: never a hang. These programs
+// disagree visibly (a branch on ovl.partition_id), so overlap-run refuses
+// them before they run (STATIC) unless --verify-collectives=false lets the
+// runtime meet the mismatch.
+// STATIC: error: the branches of this 'scf.if' communicate differently
+// STATIC: note: it depends on the device's position (ovl.partition_id) here
+// STATIC: overlap-run: error: {{.*}}the devices would not communicate alike (ovl-verify-collectives)
 
 //--- mismatch.mlir
 /// Device 0 sums, the others take the max.
 // Which side reports first depends on timing.
-// MISMATCH: ovlrt: error: device {{[0-3]}}: ovl.all_reduce at {{.*}}mismatch.mlir:{{(19|22)}}:10: does not match device {{[0-3]}} (group index {{[0-3]}}), which called ovl.all_reduce at {{.*}}mismatch.mlir:{{(19|22)}}:10 as call #0 on the group of axes [0] of grid 4: reductions differ ({{(sum|max)}} here, {{(sum|max)}} there)
+// MISMATCH: ovlrt: error: device {{[0-3]}}: ovl.all_reduce at {{.*}}mismatch.mlir:{{(27|30)}}:10: does not match device {{[0-3]}} (group index {{[0-3]}}), which called ovl.all_reduce at {{.*}}mismatch.mlir:{{(27|30)}}:10 as call #0 on the group of axes [0] of grid 4: reductions differ ({{(sum|max)}} here, {{(sum|max)}} there)
 shard.grid @ring(shape = 4)
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %id = ovl.partition_id on @ring axes [0] : index

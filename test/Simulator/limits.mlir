@@ -7,13 +7,16 @@
 //
 // RUN: split-file %s %t
 // RUN: sh -c 'overlap-sim %t/huge-grid.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=GRID
+// RUN: sh -c 'overlap-sim %t/overflow-grid.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=OVERFLOW
 // RUN: sh -c 'overlap-sim %t/huge-grid.mlir --topology 1024x1024x1024 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=TOPO
 // RUN: sh -c 'overlap-sim %t/long-loop.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=LOOP
 // RUN: sh -c 'overlap-sim %t/device-steps.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=WORK
 // RUN: not overlap-opt %t/huge-grid.mlir --ovl-overlap-pipeline="remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GATE
 
-// GRID: overlap-sim: cannot build a topology of 400000000 devices; at most 1048576 are supported
+// GRID: overlap-sim: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
 // GRID: exit status 2
+// OVERFLOW: overlap-sim: grid [4294967296, 4294967296] has more than 2^63 devices; at most 1048576 are supported
+// OVERFLOW: exit status 2
 // TOPO: overlap-sim: topology '1024x1024x1024' has more than 1048576 devices
 // TOPO: exit status 2
 // LOOP: long-loop.mlir:6:8: error: the loop runs 2147483648 iterations; the simulator plays at most 2097152 steps
@@ -21,7 +24,7 @@
 // WORK: overlap-sim: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
 // WORK: exit status 1
 /// The gate cannot place the grid either, and says so where it is used.
-// GATE: error: cannot map grid @g onto the machine: cannot build a topology of 400000000 devices; at most 1048576 are supported
+// GATE: error: cannot map grid @g onto the machine: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
 
 //--- huge-grid.mlir
 shard.grid @g(shape = 100000000x4)
@@ -29,6 +32,13 @@ func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<16x4xf32> {
   %g = ovl.all_gather %x on @g axes [1] dim 0 : tensor<4x8xf32> -> tensor<16x8xf32>
   %y = ovl.einsum "bf,fh->bh" %g, %w : tensor<16x8xf32>, tensor<8x4xf32> -> tensor<16x4xf32>
   return %y : tensor<16x4xf32>
+}
+
+//--- overflow-grid.mlir
+shard.grid @g(shape = 4294967296x4294967296)
+func.func @f(%x: tensor<4x8xf32>) -> tensor<17179869184x8xf32> {
+  %g = ovl.all_gather %x on @g axes [1] dim 0 : tensor<4x8xf32> -> tensor<17179869184x8xf32>
+  return %g : tensor<17179869184x8xf32>
 }
 
 //--- long-loop.mlir

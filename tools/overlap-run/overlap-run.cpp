@@ -117,6 +117,13 @@ static cl::opt<unsigned> optLevel("O", cl::init(3), cl::Prefix,
                                   cl::desc("JIT optimization level (0-3)"),
                                   cl::cat(category));
 
+static cl::opt<bool> verifyCollectives(
+    "verify-collectives", cl::init(true),
+    cl::desc("Refuse a program whose devices would not communicate alike "
+             "(ovl-verify-collectives) before it runs; =false lets the "
+             "runtime meet the mismatch"),
+    cl::cat(category));
+
 /// Ends the tool with status 2 and a message.
 [[noreturn]] static void fatal(const Twine &message) {
   errs() << "overlap-run: error: " << message << "\n";
@@ -142,6 +149,7 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
   CompileOptions options;
   options.entry = entry.str();
   options.optLevel = optLevel;
+  options.verifyCollectives = verifyCollectives;
   auto program = Program::compile(*module, options);
   if (!program)
     return makeError(path + ": " + toString(program.takeError()));

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OverlapDialect/Analysis/CollectiveConsistency.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
 #include "OverlapDialect/InitAll.h"
@@ -169,6 +170,9 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
+    return 1;
+  // The simulator plays one step list for all devices: they must agree.
+  if (failed(mlir::ovl::verifyCollectiveConsistency(*module)))
     return 1;
 
   SmallVector<mlir::FunctionOpInterface> entries;

@@ -100,6 +100,11 @@ private:
   int64_t numDevices = 0;
 };
 
+/// The number of devices of a grid of shape `gridShape` (row-major
+/// extents), or why it has none: a dynamic or non-positive extent, or more
+/// devices than a machine model supports (2^20).
+llvm::Expected<int64_t> getGridSize(llvm::ArrayRef<int64_t> gridShape);
+
 /// Where each logical device of a grid sits on a Topology. Logical devices
 /// are numbered row-major over the grid shape (the runtime's device ids); a
 /// device's index in a group along `axes` is the row-major linearization of

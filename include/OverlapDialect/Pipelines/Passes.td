@@ -13,10 +13,12 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
                 "behind the compute";
   let description = [{
     The whole pipeline, on every function of the module:
-    `ovl-decompose-collective-einsum` (the cost-model gate and the ring
-    loops), `ovl-async-collectives`, `canonicalize`, `cse`, and
-    `ovl-schedule` last, so that its order is the one the simulator and the
-    runtime follow. Its options are those of the decomposition and of the
+    `ovl-verify-collectives` (a program whose devices would not
+    communicate alike is refused), `ovl-decompose-collective-einsum` (the
+    cost-model gate and the ring loops), `ovl-async-collectives`,
+    `canonicalize`, `cse`, `ovl-schedule`, whose order is the one the
+    simulator and the runtime follow, and `ovl-verify-collectives` again on
+    the result. Its options are those of the decomposition and of the
     scheduler, with one machine (`hardware`, `topology`,
     `device-assignment`) for both; give the simulator the same machine.
     C++: `overlap::buildOverlapPipeline` adds the same passes to a pass

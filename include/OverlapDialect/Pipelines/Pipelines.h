@@ -29,10 +29,11 @@ namespace overlap {
 using OverlapPipelineOptions = OvlOverlapPipelinePassOptions;
 
 /// Adds to `pm` (anchored on builtin.module) the whole overlap pipeline:
-/// the cost-model gate and decomposition (ovl-decompose-collective-einsum),
-/// asynchronous permutes (ovl-async-collectives), canonicalize and CSE, and
-/// the latency-hiding scheduler (ovl-schedule) last, so that its order is
-/// the one the simulator and the runtime follow.
+/// ovl-verify-collectives on the input, the cost-model gate and
+/// decomposition (ovl-decompose-collective-einsum), asynchronous permutes
+/// (ovl-async-collectives), canonicalize and CSE, the latency-hiding
+/// scheduler (ovl-schedule), whose order is the one the simulator and the
+/// runtime follow, and ovl-verify-collectives on the output.
 void buildOverlapPipeline(mlir::OpPassManager &pm,
                           const OverlapPipelineOptions &options);
 

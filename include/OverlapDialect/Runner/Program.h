@@ -32,12 +32,16 @@ struct CompileOptions {
   std::string entry;
   /// LLVM optimization level (0-3) of the JIT-compiled code.
   unsigned optLevel = 3;
+  /// Refuse a module that verifyCollectiveConsistency finds inconsistent.
+  bool verifyCollectives = true;
 };
 
 /// An ovl program compiled for the CPU runtime.
 class Program {
 public:
-  /// Lowers `module` in place and JIT-compiles it. The entry function must
+  /// Checks `module` with verifyCollectiveConsistency (the devices must
+  /// communicate alike; unless options.verifyCollectives is false), lowers
+  /// it in place and JIT-compiles it. The entry function must
   /// take and return statically shaped tensors of the runtime's element
   /// types; the number of devices is the size of the module's grids (which
   /// must agree), 1 without a grid. Pass failures are reported through the

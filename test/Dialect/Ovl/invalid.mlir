@@ -554,6 +554,17 @@ func.func @group_overflow(%x: tensor<2xf32>) {
 
 // -----
 
+/// An empty grid axis made a group of 0 devices, and the reduce_scatter
+/// verifier divided by it (UBSan; found by the fuzzer).
+shard.grid @empty(shape = 0x4)
+func.func @empty_axis(%x: tensor<8x16xf32>) {
+  // expected-error @+1 {{grid axis 0 of @empty has size 0; a group needs at least one device}}
+  %0 = ovl.reduce_scatter %x on @empty axes [1, 0] dim 0 : tensor<8x16xf32> -> tensor<128x16xf32>
+  return
+}
+
+// -----
+
 /// A done in one branch only: on the other path the transfer is never
 /// waited for (the verifier used to accept it).
 shard.grid @ring(shape = 2)

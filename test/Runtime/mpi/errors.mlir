@@ -1,16 +1,16 @@
 // REQUIRES: mpi
 // RUN: split-file --leading-lines %S/../errors.mlir %t/threads
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/threads/mismatch.mlir 2>&1 | FileCheck %S/../errors.mlir --check-prefix=MISMATCH
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/threads/missing.mlir --timeout 2 2>&1 | FileCheck %S/../errors.mlir --check-prefix=MISSING
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/threads/mismatch.mlir --verify-collectives=false 2>&1 | FileCheck %S/../errors.mlir --check-prefix=MISMATCH
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/threads/missing.mlir --verify-collectives=false --timeout 2 2>&1 | FileCheck %S/../errors.mlir --check-prefix=MISSING
 // RUN: not %mpirun -np 2 overlap-run --transport mpi %t/threads/stuck.mlir --timeout 1 2>&1 | FileCheck %S/../errors.mlir --check-prefix=STUCK
 // RUN: split-file --leading-lines %s %t
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/other_op.mlir 2>&1 | FileCheck %s --check-prefix=OTHER-OP
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/other_group.mlir --timeout 2 2>&1 | FileCheck %s --check-prefix=OTHER-GROUP
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/extra.mlir --timeout 2 2>&1 | FileCheck %s --check-prefix=EXTRA
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/pairs.mlir --timeout 2 2>&1 | FileCheck %s --check-prefix=PAIRS
-// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/extra_permute.mlir --timeout 2 2>&1 | FileCheck %s --check-prefix=EXTRA-PERMUTE
-// RUN: not %mpirun -np 2 overlap-run --transport mpi %t/stuck_permute.mlir --timeout 1 2>&1 | FileCheck %s --check-prefix=STUCK-PERMUTE
-// RUN: sh -c '%mpirun -np 3 overlap-run --transport mpi %t/extra.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=RANKS
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/other_op.mlir --verify-collectives=false 2>&1 | FileCheck %s --check-prefix=OTHER-OP
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/other_group.mlir --verify-collectives=false --timeout 2 2>&1 | FileCheck %s --check-prefix=OTHER-GROUP
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/extra.mlir --verify-collectives=false --timeout 2 2>&1 | FileCheck %s --check-prefix=EXTRA
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/pairs.mlir --verify-collectives=false --timeout 2 2>&1 | FileCheck %s --check-prefix=PAIRS
+// RUN: not %mpirun -np 4 overlap-run --transport mpi %t/extra_permute.mlir --verify-collectives=false --timeout 2 2>&1 | FileCheck %s --check-prefix=EXTRA-PERMUTE
+// RUN: not %mpirun -np 2 overlap-run --transport mpi %t/stuck_permute.mlir --verify-collectives=false --timeout 1 2>&1 | FileCheck %s --check-prefix=STUCK-PERMUTE
+// RUN: sh -c '%mpirun -np 3 overlap-run --transport mpi %t/extra.mlir --verify-collectives=false 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=RANKS
 // RUN: env OVERLAP_MPI_PLUGIN=%t/none.so not overlap-run --transport mpi %t/extra.mlir 2>&1 | FileCheck %s --check-prefix=PLUGIN
 
 // Devices that disagree under MPI end the whole job with an error naming the

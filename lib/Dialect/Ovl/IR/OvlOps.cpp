@@ -91,6 +91,11 @@ static FailureOr<int64_t> verifyGridAndAxes(Operation *op,
   for (int16_t axis : axes) {
     if (ShapedType::isDynamic(shape[axis]))
       return ShapedType::kDynamic;
+    // shard.grid accepts an empty axis; a group needs devices.
+    if (shape[axis] < 1)
+      return op->emitOpError("grid axis ")
+             << axis << " of " << gridSymbol << " has size " << shape[axis]
+             << "; a group needs at least one device";
     if (llvm::MulOverflow(size, shape[axis], size))
       return op->emitOpError("the group along grid ")
              << gridSymbol << "'s axes has more than 2^63 devices";

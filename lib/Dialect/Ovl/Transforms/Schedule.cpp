@@ -775,8 +775,11 @@ LogicalResult Scheduler::buildGraph(Block &block, Operation *terminator,
       if (!isa<TokenType>(operand.getType()))
         continue;
       ++graph.exitInFlight;
-      if (std::optional<unsigned> start = nodeOf(operand.getDefiningOp()))
-        graph.nodes[*start].leavesBlock = true;
+      // Only a start's transfer is played; a token from any other op (a
+      // buffer permute, an scf.if) is opaque work done by then.
+      std::optional<unsigned> def = nodeOf(operand.getDefiningOp());
+      if (def && graph.nodes[*def].kind == NodeKind::Start)
+        graph.nodes[*def].leavesBlock = true;
     }
 
   // In-place writes: an op that overwrites a tensor it takes as destination

@@ -154,6 +154,45 @@ def OvlAsyncCollectivesPass
   ];
 }
 
+def OvlVerifyCollectivesPass
+    : Pass<"ovl-verify-collectives", "::mlir::ModuleOp"> {
+  let summary = "Check that every device issues the same collectives and "
+                "that asynchronous permutes are used safely";
+  let description = [{
+    A static check of the SPMD program every device runs; the IR is left
+    unchanged and the pass fails with a located error for each violation:
+
+    - **Communication under control flow that differs between devices.**
+      A value differs between devices when it depends on
+      `ovl.partition_id` or on data (a scalar read from a tensor or buffer,
+      what a call returns). An `scf.if` whose condition differs must issue
+      the same communication (ops, grids, axes, pairs, types, in order) in
+      both branches; a loop whose trip count differs, an `scf.while` whose
+      condition differs, and a `cf` branch that differs in a function that
+      communicates are refused. Calls of functions that communicate count
+      as communication; scalar function arguments are the same on every
+      device unless a call passes one that differs.
+    - **Tokens.** Every `!ovl.token` (a start's, or one carried through
+      loop arguments and region results) has exactly one use, in its own
+      block: one done on every path, none dropped, none awaited twice.
+    - **In-flight buffers.** A tensor permute's pending result is taken
+      only by its done (or carried on with the token); between a buffer
+      permute's start and done no op reads or writes the receive buffer,
+      or writes the send buffer (memory effects, local alias analysis).
+
+    `ovl-overlap-pipeline` runs it on its input and its output;
+    `overlap-run` and `overlap-sim` run it before they play a program.
+
+    ```mlir
+    %id = ovl.partition_id on @ring axes [0] : index
+    %first = arith.cmpi eq, %id, %c0 : index
+    scf.if %first {   // error: the branches communicate differently
+      %g = ovl.all_gather %x on @ring axes [0] dim 0 : ...
+    }
+    ```
+  }];
+}
+
 def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
   let summary = "Reorder each block so that asynchronous permutes hide "
                 "behind computation (latency-hiding scheduling)";

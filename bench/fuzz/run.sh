@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fuzzes overlap's compiler in process (tools/overlap-fuzz: parse, verify,
+# the decomposition, ovl-overlap-pipeline, ovl-lower-to-ici, ovl-to-llvm to
+# LLVM IR, the simulator) under ASan and UBSan, then replays every finding
+# and prints one line per distinct crash site. Exit status 1 when there is
+# a finding.
+#
+# Usage: bench/fuzz/run.sh [--seconds N] [--jobs N] [--smoke] [build-dir]
+#   --seconds N  how long to fuzz (default 3600)
+#   --jobs N     fuzzing processes (default 1), in libFuzzer's -fork mode,
+#                which goes on after a finding
+#   --smoke      one process, seed 1, stops at the first finding: the
+#                fuzz-smoke test of the suite
+#   build-dir    default build-sanitize (configured with OVERLAP_FUZZ=ON)
+# The corpus grows in <build-dir>/fuzz/corpus from run to run; findings go
+# to <build-dir>/fuzz/findings; the log to <build-dir>/fuzz/log.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+seconds=3600 jobs=1 smoke=0 build=$root/build-sanitize
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) seconds=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --smoke) smoke=1; shift ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) build=$1; shift ;;
+  esac
+done
+case $seconds$jobs in *[!0-9]*) echo "run.sh: --seconds and --jobs take positive integers" >&2; exit 2 ;; esac
+
+fuzzer=$build/bin/overlap-fuzz
+if [ "$smoke" = 0 ]; then
+  "$root/scripts/setup.sh" libclang-rt-22-dev
+  "$root/scripts/build.sh" "$build" -DOVERLAP_SANITIZE=address,undefined \
+    -DOVERLAP_FUZZ=ON
+fi
+[ -x "$fuzzer" ] || { echo "run.sh: no $fuzzer (configure with -DOVERLAP_FUZZ=ON)" >&2; exit 2; }
+
+work=$build/fuzz
+mkdir -p "$work/seeds" "$work/corpus" "$work/findings"
+/usr/bin/python3 "$root/bench/fuzz/seed-corpus.py" "$work/seeds" "$root" >/dev/null
+export LD_PRELOAD=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
+export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# -timeout: no input may take 30 s (a hang); -rss_limit_mb: nor 4 GiB.
+flags=(-dict="$root/bench/fuzz/ovl.dict" -max_len=16384 -timeout=30
+       -rss_limit_mb=4096 -max_total_time="$seconds"
+       -artifact_prefix="$work/findings/" -print_final_stats=1)
+
+if [ "$smoke" = 1 ]; then
+  # A copy of the seeds: the smoke run leaves the corpus as it was.
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  "$fuzzer" "${flags[@]}" -seed=1 "$scratch" "$work/seeds"
+  exit
+fi
+
+log=$work/log
+echo "fuzz: $seconds s, $jobs job(s), corpus $work/corpus, log $log"
+before=$(ls "$work/findings" | wc -l)
+# -fork: jobs in child processes, the run goes on after a finding.
+"$fuzzer" "${flags[@]}" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
+  -ignore_ooms=1 "$work/corpus" "$work/seeds" >"$log" 2>&1 || true
+
+# Executions: the last status line of the run (-fork: the sum of the jobs').
+{ grep -E '^#[0-9]+' "$log" || true; } | tail -1 | sed 's/^/fuzz: last status: /'
+status=0
+for finding in "$work"/findings/*; do
+  [ -e "$finding" ] || continue
+  # The first frame in overlap's own code names the crash site.
+  site=$("$fuzzer" "$finding" 2>&1 | grep -m1 -E '(SUMMARY|overlap-fuzz: [a-z])' || true)
+  echo "fuzz: finding $(basename "$finding"): $site"
+  status=1
+done
+echo "fuzz: $(( $(ls "$work/findings" | wc -l) - before )) new finding(s), $(ls "$work/corpus" | wc -l) corpus inputs"
+exit $status

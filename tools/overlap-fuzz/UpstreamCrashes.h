@@ -1,0 +1,23 @@
+//===- UpstreamCrashes.h - Inputs that crash MLIR 22 itself -----*- C++ -*-===//
+//
+// The fuzzer skips inputs that would crash Debian's MLIR 22 parsers before
+// any of overlap's code runs (docs/UpstreamIssues.md): they say nothing
+// about overlap, and every run would stop on them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAP_FUZZ_UPSTREAMCRASHES_H
+#define OVERLAP_FUZZ_UPSTREAMCRASHES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace overlap::fuzz {
+
+/// Whether `text` holds one of the known upstream parser crashes: a
+/// `linalg.transpose` whose permutation is not a closed list of integers,
+/// or a `tensor.from_elements` of 2^32 or more elements.
+bool hitsUpstreamCrash(llvm::StringRef text);
+
+} // namespace overlap::fuzz
+
+#endif // OVERLAP_FUZZ_UPSTREAMCRASHES_H
