@@ -519,6 +519,60 @@ LogicalResult Checker::checkTokens(FunctionOpInterface func) {
   return success(ok);
 }
 
+/// Whether `buffer` is, along every path `token` takes from the starts
+/// that produce it (through scf.for arguments and results and scf.if
+/// results), the operand `pick` takes of that start: a done's keep must be
+/// the start's input and its pending the start's pending result, as the
+/// verifier checks when the start is in sight. Token sources it cannot
+/// follow (an scf.while, a function argument) are accepted.
+class CarriedBuffers {
+public:
+  using Pick = Value (*)(CollectivePermuteStartOp);
+
+  bool matches(Value token, Value buffer, Pick pick) {
+    if (!visiting.insert({token, buffer}).second)
+      return true;
+    if (auto start = token.getDefiningOp<CollectivePermuteStartOp>())
+      return buffer == pick(start);
+    if (auto result = dyn_cast<OpResult>(token)) {
+      auto carried = dyn_cast<OpResult>(buffer);
+      Operation *owner = result.getOwner();
+      if (auto forOp = dyn_cast<scf::ForOp>(owner)) {
+        if (!carried || carried.getOwner() != owner)
+          return false;
+        auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+        return matches(yield.getOperand(result.getResultNumber()),
+                       yield.getOperand(carried.getResultNumber()), pick);
+      }
+      if (auto ifOp = dyn_cast<scf::IfOp>(owner)) {
+        if (!carried || carried.getOwner() != owner)
+          return false;
+        return llvm::all_of(ifOp->getRegions(), [&](Region &region) {
+          Operation *yield = region.front().getTerminator();
+          return matches(yield->getOperand(result.getResultNumber()),
+                         yield->getOperand(carried.getResultNumber()), pick);
+        });
+      }
+      return true;
+    }
+    auto arg = cast<BlockArgument>(token);
+    auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!forOp || arg.getArgNumber() == 0)
+      return true;
+    auto carried = dyn_cast<BlockArgument>(buffer);
+    if (!carried || carried.getOwner() != arg.getOwner() ||
+        carried.getArgNumber() == 0)
+      return false;
+    unsigned i = arg.getArgNumber() - 1, j = carried.getArgNumber() - 1;
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    return matches(forOp.getInitArgs()[i], forOp.getInitArgs()[j], pick) &&
+           matches(yield.getOperand(i), yield.getOperand(j), pick);
+  }
+
+private:
+  llvm::DenseSet<std::pair<Value, Value>> visiting;
+};
+
 /// The ops strictly between `start` and `done` in their block, with
 /// everything nested in them.
 template <typename Fn>
@@ -554,8 +608,32 @@ LogicalResult Checker::checkInFlightBuffers(FunctionOpInterface func) {
       return;
     }
     if (auto done = dyn_cast<CollectivePermuteDoneOp>(op)) {
-      if (!done.getPending().getDefiningOp<CollectivePermuteStartOp>())
-        checkPending(done.getPending(), op);
+      if (done.getToken().getDefiningOp<CollectivePermuteStartOp>())
+        return;
+      checkPending(done.getPending(), op);
+      // A token carried through loops and branches: its buffers must be
+      // carried alongside, or the done waits on one buffer while the
+      // transfer uses another (canonicalize, folding a one-trip loop,
+      // then exposes what the verifier refuses).
+      CarriedBuffers keep, pending;
+      const char *wrong = nullptr;
+      if (!keep.matches(
+              done.getToken(), done.getKeep(),
+              [](CollectivePermuteStartOp s) -> Value { return s.getInput(); }))
+        wrong = "keep operand is not, on every path, the input of the start "
+                "that produced the token";
+      else if (!pending.matches(done.getToken(), done.getPending(),
+                                [](CollectivePermuteStartOp s) -> Value {
+                                  return s.getPending();
+                                }))
+        wrong = "pending operand is not, on every path, the pending result "
+                "of the start that produced the token";
+      if (wrong) {
+        done.emitError(wrong)
+            << ": carry the send buffer and the pending tensor through the "
+               "same loop arguments and region results as the token";
+        ok = false;
+      }
       return;
     }
     auto start = dyn_cast<BufferPermuteStartOp>(op);

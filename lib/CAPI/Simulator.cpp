@@ -2,6 +2,7 @@
 
 #include "overlap-c/Simulator.h"
 
+#include "OverlapDialect/Analysis/CollectiveConsistency.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
 #include "OverlapDialect/Simulator/Simulator.h"
@@ -49,6 +50,9 @@ simulateToString(ModuleOp module, StringRef entryName, StringRef hardware,
                  unsigned maxInFlight) {
   if (hardware.empty())
     hardware = "tpu-v4";
+  // One step list for all devices: they must communicate alike.
+  if (failed(ovl::verifyCollectiveConsistency(module)))
+    return failure();
   FunctionOpInterface entry = findEntry(module, entryName);
   if (!entry)
     return failure();

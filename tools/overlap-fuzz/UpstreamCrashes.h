@@ -1,8 +1,8 @@
 //===- UpstreamCrashes.h - Inputs that crash MLIR 22 itself -----*- C++ -*-===//
 //
-// The fuzzer skips inputs that would crash Debian's MLIR 22 parsers before
-// any of overlap's code runs (docs/UpstreamIssues.md): they say nothing
-// about overlap, and every run would stop on them.
+// The fuzzer skips inputs that would crash Debian's MLIR 22 (parsers, a
+// verifier) before any of overlap's code runs (docs/UpstreamIssues.md):
+// they say nothing about overlap, and every run would stop on them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,9 +13,10 @@
 
 namespace overlap::fuzz {
 
-/// Whether `text` holds one of the known upstream parser crashes: a
+/// Whether `text` holds one of the known upstream crashes: a
 /// `linalg.transpose` whose permutation is not a closed list of integers,
-/// or a `tensor.from_elements` of 2^32 or more elements.
+/// a `tensor.from_elements` of 2^32 or more elements, a `shard.all_slice`
+/// on a grid with an empty axis.
 bool hitsUpstreamCrash(llvm::StringRef text);
 
 } // namespace overlap::fuzz

@@ -37,19 +37,19 @@ func.func @token_from_if_in_loop(%a: tensor<4xf32>, %n: index, %c: i1) -> tensor
   %c1 = arith.constant 1 : index
   %buf = bufferization.alloc_tensor() : tensor<4xf32>
   %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<4xf32>
-  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p0, %t = %t0) -> (tensor<4xf32>, !ovl.token) {
-    %d = ovl.collective_permute_done %t keep(%a) into %p : tensor<4xf32>
-    %q:2 = scf.if %c -> (tensor<4xf32>, !ovl.token) {
+  %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p0, %t = %t0, %s = %a) -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
+    %d = ovl.collective_permute_done %t keep(%s) into %p : tensor<4xf32>
+    %q:3 = scf.if %c -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
       %buf2 = bufferization.alloc_tensor() : tensor<4xf32>
       %p1, %t1 = ovl.collective_permute_start %d into %buf2 on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<4xf32>
-      scf.yield %p1, %t1 : tensor<4xf32>, !ovl.token
+      scf.yield %p1, %t1, %d : tensor<4xf32>, !ovl.token, tensor<4xf32>
     } else {
       %buf3 = bufferization.alloc_tensor() : tensor<4xf32>
       %p2, %t2 = ovl.collective_permute_start %a into %buf3 on @ring axes [0] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<4xf32>
-      scf.yield %p2, %t2 : tensor<4xf32>, !ovl.token
+      scf.yield %p2, %t2, %a : tensor<4xf32>, !ovl.token, tensor<4xf32>
     }
-    scf.yield %q#0, %q#1 : tensor<4xf32>, !ovl.token
+    scf.yield %q#0, %q#1, %q#2 : tensor<4xf32>, !ovl.token, tensor<4xf32>
   }
-  %e = ovl.collective_permute_done %r#1 keep(%a) into %r#0 : tensor<4xf32>
+  %e = ovl.collective_permute_done %r#1 keep(%r#2) into %r#0 : tensor<4xf32>
   return %e : tensor<4xf32>
 }

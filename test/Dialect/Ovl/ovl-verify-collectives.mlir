@@ -150,11 +150,11 @@ func.func @carried_token_dropped(%a: tensor<4xf32>) {
   %buf = bufferization.alloc_tensor() : tensor<4xf32>
   %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
   // expected-error @below {{token #1 of 'scf.for' is never awaited}}
-  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %p0, %t = %t0) -> (tensor<4xf32>, !ovl.token) {
-    %d = ovl.collective_permute_done %t keep(%a) into %p : tensor<4xf32>
+  %r:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %p0, %t = %t0, %s = %a) -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
+    %d = ovl.collective_permute_done %t keep(%s) into %p : tensor<4xf32>
     %b = bufferization.alloc_tensor() : tensor<4xf32>
     %p1, %t1 = ovl.collective_permute_start %d into %b on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
-    scf.yield %p1, %t1 : tensor<4xf32>, !ovl.token
+    scf.yield %p1, %t1, %d : tensor<4xf32>, !ovl.token, tensor<4xf32>
   }
   return
 }
@@ -170,16 +170,16 @@ func.func @carried_token_awaited_twice(%a: tensor<4xf32>) -> tensor<4xf32> {
   %buf = bufferization.alloc_tensor() : tensor<4xf32>
   %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
   // expected-error @below {{token argument #2 of a block of 'scf.for' is awaited 2 times}}
-  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %p0, %t = %t0) -> (tensor<4xf32>, !ovl.token) {
+  %r:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %p0, %t = %t0, %s = %a) -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
     // expected-note @below {{used here}}
-    %d = ovl.collective_permute_done %t keep(%a) into %p : tensor<4xf32>
+    %d = ovl.collective_permute_done %t keep(%s) into %p : tensor<4xf32>
     // expected-note @below {{used here}}
-    %e = ovl.collective_permute_done %t keep(%a) into %p : tensor<4xf32>
+    %e = ovl.collective_permute_done %t keep(%s) into %p : tensor<4xf32>
     %b = bufferization.alloc_tensor() : tensor<4xf32>
     %p1, %t1 = ovl.collective_permute_start %e into %b on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
-    scf.yield %p1, %t1 : tensor<4xf32>, !ovl.token
+    scf.yield %p1, %t1, %e : tensor<4xf32>, !ovl.token, tensor<4xf32>
   }
-  %f = ovl.collective_permute_done %r#1 keep(%a) into %r#0 : tensor<4xf32>
+  %f = ovl.collective_permute_done %r#1 keep(%r#2) into %r#0 : tensor<4xf32>
   return %f : tensor<4xf32>
 }
 
@@ -227,6 +227,53 @@ func.func @buffer_send_overwritten(%in: memref<8xf32>, %out: memref<4xf32>, %v: 
   // expected-note @below {{its done}}
   ovl.buffer.permute_done %t keep(%half) into %out : memref<4xf32, strided<[1]>>, memref<4xf32>
   return
+}
+
+// -----
+
+// The send buffer the done keeps must be carried with the token: here the
+// loop's start sends %e but the done keeps %a. The verifier sees only a
+// start in the same block; canonicalize, inlining the one-trip loop, made
+// the program one it refuses (found by the fuzzer).
+shard.grid @ring(shape = 4)
+
+func.func @keep_not_carried(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %buf = bufferization.alloc_tensor() : tensor<4xf32>
+  %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+  %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %p0, %t = %t0) -> (tensor<4xf32>, !ovl.token) {
+    // expected-error @below {{keep operand is not, on every path, the input of the start that produced the token}}
+    %e = ovl.collective_permute_done %t keep(%a) into %p : tensor<4xf32>
+    %b = bufferization.alloc_tensor() : tensor<4xf32>
+    %p1, %t1 = ovl.collective_permute_start %e into %b on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+    scf.yield %p1, %t1 : tensor<4xf32>, !ovl.token
+  }
+  // expected-error @below {{keep operand is not, on every path}}
+  %f = ovl.collective_permute_done %r#1 keep(%a) into %r#0 : tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @pending_not_carried(%a: tensor<4xf32>, %q: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %buf = bufferization.alloc_tensor() : tensor<4xf32>
+  %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+  %r:3 = scf.for %i = %c0 to %c4 step %c1 iter_args(%p = %q, %t = %t0, %s = %a) -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
+    // expected-error @below {{pending operand is not, on every path, the pending result of the start that produced the token}}
+    %d = ovl.collective_permute_done %t keep(%s) into %p : tensor<4xf32>
+    %b = bufferization.alloc_tensor() : tensor<4xf32>
+    %p1, %t1 = ovl.collective_permute_start %d into %b on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+    scf.yield %p1, %t1, %d : tensor<4xf32>, !ovl.token, tensor<4xf32>
+  }
+  %f = ovl.collective_permute_done %r#1 keep(%r#2) into %r#0 : tensor<4xf32>
+  return %f : tensor<4xf32>
 }
 
 // -----

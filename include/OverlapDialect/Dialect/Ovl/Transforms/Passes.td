@@ -174,7 +174,10 @@ def OvlVerifyCollectivesPass
       device unless a call passes one that differs.
     - **Tokens.** Every `!ovl.token` (a start's, or one carried through
       loop arguments and region results) has exactly one use, in its own
-      block: one done on every path, none dropped, none awaited twice.
+      block: one done on every path, none dropped, none awaited twice;
+      a done's keep and pending operands are the start's input and
+      pending result along every path the token takes through `scf.for`
+      arguments and `scf.if`/`scf.for` results.
     - **In-flight buffers.** A tensor permute's pending result is taken
       only by its done (or carried on with the token); between a buffer
       permute's start and done no op reads or writes the receive buffer,
