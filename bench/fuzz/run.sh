@@ -64,12 +64,17 @@ before=$(ls "$work/findings" | wc -l)
 
 # Executions: the last status line of the run (-fork: the sum of the jobs').
 { grep -E '^#[0-9]+' "$log" || true; } | tail -1 | sed 's/^/fuzz: last status: /'
+# Every finding so far, replayed on this build: one that no longer fails
+# was fixed since.
 status=0
 for finding in "$work"/findings/*; do
-  [ -e "$finding" ] || continue
-  # The first frame in overlap's own code names the crash site.
-  site=$("$fuzzer" "$finding" 2>&1 | grep -m1 -E '(SUMMARY|overlap-fuzz: [a-z])' || true)
-  echo "fuzz: finding $(basename "$finding"): $site"
+  [ -f "$finding" ] || continue
+  if replay=$("$fuzzer" -timeout=30 "$finding" 2>&1); then
+    echo "fuzz: $(basename "$finding"): fixed (replays clean)"
+    continue
+  fi
+  site=$(grep -m1 -E 'SUMMARY|overlap-fuzz: [a-z]|ERROR: libFuzzer' <<<"$replay" || true)
+  echo "fuzz: $(basename "$finding"): $site"
   status=1
 done
 echo "fuzz: $(( $(ls "$work/findings" | wc -l) - before )) new finding(s), $(ls "$work/corpus" | wc -l) corpus inputs"
