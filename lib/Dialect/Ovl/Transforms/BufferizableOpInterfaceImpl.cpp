@@ -163,7 +163,13 @@ struct PermuteStartInterface
   }
 };
 
-/// collective_permute_done: the data lands in the pending buffer, in place.
+/// collective_permute_done: its result is the pending buffer, where the
+/// data has landed. The write is the start's (to its destination); the done
+/// only reads (keep: the send buffer stays intact until now). Declaring the
+/// done a write of the pending tensor that must stay in place made a pair
+/// inside an scf.if unbufferizable: the if's result joins the pending
+/// buffer's alias set with the other branch's value, a conflict no copy
+/// could resolve.
 struct PermuteDoneInterface
     : public BufferizableOpInterface::ExternalModel<PermuteDoneInterface,
                                                     CollectivePermuteDoneOp> {
@@ -171,13 +177,9 @@ struct PermuteDoneInterface
                               const AnalysisState &) const {
     return true;
   }
-  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
                                const AnalysisState &) const {
-    return operand.get() == cast<CollectivePermuteDoneOp>(op).getPending();
-  }
-  bool mustBufferizeInPlace(Operation *op, OpOperand &operand,
-                            const AnalysisState &) const {
-    return operand.get() == cast<CollectivePermuteDoneOp>(op).getPending();
+    return false;
   }
   AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                       const AnalysisState &) const {
