@@ -26,9 +26,11 @@ extern "C" {
 /// the grid's device count), logical device i on physical device
 /// `deviceAssignment[i]` (`numAssigned` == 0: row-major). `maxInFlight`
 /// limits the asynchronous transfers per device (0: the hardware's DMA
-/// slots). On success calls `callback` with the JSON report (possibly in
-/// several pieces, as mlirOperationPrint does) and returns success; on
-/// failure emits a diagnostic on the module's context and does not call it.
+/// slots). The module is first checked as ovl-verify-collectives does (all
+/// devices must communicate alike). On success calls `callback` with the JSON
+/// report (possibly in several pieces, as mlirOperationPrint does) and returns
+/// success; on failure emits a diagnostic on the module's context and does not
+/// call it.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 overlapSimulate(MlirModule module, MlirStringRef entry, MlirStringRef hardware,
                 MlirStringRef topology, intptr_t numAssigned,

@@ -364,6 +364,11 @@ private:
 LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
                                         const VaryingValues &varying) {
   bool ok = true;
+  // Every refusal names the value's origin in a note.
+  auto refuse = [&](InFlightDiagnostic diag, Operation *origin) {
+    noteOrigin(diag, origin);
+    ok = false;
+  };
   func->walk([&](Operation *op) {
     if (op->getNumRegions() == 0 && !isa<BranchOpInterface>(op))
       return;
@@ -375,14 +380,12 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
       CommunicationSequence elseSeq(ifOp.getElseRegion(), funcs);
       if (thenSeq == elseSeq)
         return;
-      InFlightDiagnostic diag =
-          op->emitError("the branches of this 'scf.if' communicate "
-                        "differently (then: ")
-          << thenSeq.summary() << "; else: " << elseSeq.summary()
-          << ") and its condition differs between devices: every device "
-             "must issue the same collectives in the same order";
-      noteOrigin(diag, origin);
-      ok = false;
+      refuse(op->emitError("the branches of this 'scf.if' communicate "
+                           "differently (then: ")
+                 << thenSeq.summary() << "; else: " << elseSeq.summary()
+                 << ") and its condition differs between devices: every device "
+                    "must issue the same collectives in the same order",
+             origin);
       return;
     }
     if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
@@ -390,12 +393,10 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
           varying.getOrigin(whileOp.getConditionOp().getCondition());
       if (!origin || !funcs.communicates(op))
         return;
-      InFlightDiagnostic diag =
-          op->emitError("this 'scf.while' communicates and how often it "
-                        "iterates differs between devices: every device "
-                        "must issue the same collectives in the same order");
-      noteOrigin(diag, origin);
-      ok = false;
+      refuse(op->emitError("this 'scf.while' communicates and how often it "
+                           "iterates differs between devices: every device "
+                           "must issue the same collectives in the same order"),
+             origin);
       return;
     }
     if (auto loop = dyn_cast<LoopLikeOpInterface>(op)) {
@@ -408,13 +409,13 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
               origin = varying.getOrigin(value);
       if (!origin || !funcs.communicates(op))
         return;
-      InFlightDiagnostic diag =
+      refuse(
           op->emitError("this '")
-          << op->getName()
-          << "' communicates and its trip count differs between devices: "
-             "every device must issue the same collectives in the same order";
-      noteOrigin(diag, origin);
-      ok = false;
+              << op->getName()
+              << "' communicates and its trip count differs between devices: "
+                 "every device must issue the same collectives in the same "
+                 "order",
+          origin);
       return;
     }
     if (auto branch = dyn_cast<BranchOpInterface>(op);
@@ -424,9 +425,8 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
       for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {
         OperandRange passed =
             branch.getSuccessorOperands(i).getForwardedOperands();
-        if (!passed.empty())
-          for (unsigned k = 0; k < passed.size(); ++k)
-            forwarded.insert(passed.getBeginOperandIndex() + k);
+        for (unsigned k = 0; k < passed.size(); ++k)
+          forwarded.insert(passed.getBeginOperandIndex() + k);
       }
       Operation *origin = nullptr;
       for (OpOperand &operand : op->getOpOperands())
@@ -434,14 +434,12 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
           origin = varying.getOrigin(operand.get());
       if (!origin || !funcs.communicates(func))
         return;
-      InFlightDiagnostic diag =
-          op->emitError("this branch's condition differs between devices in "
-                        "a function that communicates: collectives under "
-                        "unstructured control flow must not depend on the "
-                        "device or on data (use scf.if with branches that "
-                        "communicate alike)");
-      noteOrigin(diag, origin);
-      ok = false;
+      refuse(op->emitError("this branch's condition differs between devices in "
+                           "a function that communicates: collectives under "
+                           "unstructured control flow must not depend on the "
+                           "device or on data (use scf.if with branches that "
+                           "communicate alike)"),
+             origin);
       return;
     }
     if (op->getNumRegions() != 0 && !isa<FunctionOpInterface>(op) &&
@@ -449,13 +447,12 @@ LogicalResult Checker::checkControlFlow(FunctionOpInterface func,
       // An op whose regions run we know not how: only uniform operands.
       for (Value operand : op->getOperands())
         if (Operation *origin = varying.getOrigin(operand)) {
-          InFlightDiagnostic diag =
+          refuse(
               op->emitError("this '")
-              << op->getName()
-              << "' communicates inside its regions and takes a value that "
-                 "differs between devices";
-          noteOrigin(diag, origin);
-          ok = false;
+                  << op->getName()
+                  << "' communicates inside its regions and takes a value that "
+                     "differs between devices",
+              origin);
           return;
         }
     }

@@ -44,3 +44,21 @@ def test_simulate_refuses_huge_machines(mlp_1d_text):
     # the machine's size is now checked before anything is allocated.
     with pytest.raises(overlap.Error, match="more than 1048576 devices"):
         overlap.simulate(mlp_1d_text, topology="1024x1024x1024")
+
+
+def test_simulate_refuses_devices_that_disagree():
+    # Only device 0 gathers: the C API runs ovl-verify-collectives first.
+    text = """
+shard.grid @ring(shape = 4)
+func.func @f(%x: tensor<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %id = ovl.partition_id on @ring axes [0] : index
+  %first = arith.cmpi eq, %id, %c0 : index
+  scf.if %first {
+    %g = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2x8xf32> -> tensor<8x8xf32>
+  }
+  return
+}
+"""
+    with pytest.raises(overlap.Error, match="communicate differently"):
+        overlap.simulate(text)

@@ -6,11 +6,14 @@
 // is the start's); it only ties its result to the pending buffer.
 //
 // RUN: split-file %s %t
-// RUN: overlap-opt %t/async.mlir --ovl-verify-collectives -o /dev/null
+// RUN: overlap-opt %t/async.mlir --ovl-verify-collectives 2>&1 | FileCheck %s --check-prefix=VERIFIED
 // RUN: overlap-run %t/async.mlir --reference %t/blocking.mlir | FileCheck %s
 // RUN: overlap-run %t/async.mlir --reference %t/blocking.mlir --seed 7 | FileCheck %s
 // RUN: not overlap-run %t/async.mlir --reference %t/other.mlir 2>&1 | FileCheck %s --check-prefix=DIFF
 
+// VERIFIED-NOT: error
+// VERIFIED: func.func private @maybe_shift
+// VERIFIED: ovl.collective_permute_start
 // CHECK: equal
 // DIFF: NOT EQUAL
 
