@@ -45,6 +45,7 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
         # Tests start more ranks than there are cores, and Open MPI refuses
         # to run as root (as in containers) without these variables.
         mpirun.append("--oversubscribe")
+        config.available_features.add("openmpi")
         config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     config.available_features.add("mpi")
@@ -54,6 +55,20 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
     prefix = "env -u LD_PRELOAD " if "LD_PRELOAD" in config.environment else ""
     config.substitutions.append(("%mpirun",
                                  prefix + "timeout 60 " + " ".join(mpirun)))
+
+# Two "hosts" on this machine (Runtime/mpi/two-hosts.test): network
+# namespaces joined by a veth pair, which needs root, ip(8) and unshare(1).
+import shutil
+if (os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare")
+        and "openmpi" in config.available_features):
+    probe = "ovlprobe%d" % os.getpid()
+    if subprocess.run(["ip", "netns", "add", probe],
+                      capture_output=True).returncode == 0:
+        subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+        config.available_features.add("netns")
+        config.substitutions.append(
+            ("%two-hosts", os.path.join(config.test_source_root, "Runtime",
+                                        "mpi", "Inputs", "two-namespaces.sh")))
 
 # Python-driven tests (the decomposition matrix) run with lit's interpreter,
 # Debian's python3.

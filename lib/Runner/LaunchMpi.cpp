@@ -52,7 +52,8 @@ static std::string getPluginPath(const char *argv0) {
 }
 
 llvm::Expected<std::unique_ptr<MpiSession>>
-MpiSession::open(const char *argv0) {
+MpiSession::open(const char *argv0, double lostAfterSeconds,
+                 double timeoutSeconds) {
   static bool opened = false;
   if (opened)
     return makeError("MPI can be initialized only once per process");
@@ -80,7 +81,8 @@ MpiSession::open(const char *argv0) {
                      " was built for another version of overlap; use the "
                      "plugin built with this overlap-run");
   opened = true;
-  plugin->initialize();
+  // The ranks start, like they compile, at their own pace.
+  plugin->initialize(lostAfterSeconds, getHostWaitSeconds(timeoutSeconds));
   // Misuse that the host's copy of ovlrt detects must end every rank too.
   ovlrt::setFatalHandler(plugin->fatalHandler);
   std::unique_ptr<MpiSession> session(new MpiSession(*plugin));

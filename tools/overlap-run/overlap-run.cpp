@@ -88,6 +88,11 @@ static cl::opt<double>
     timeout("timeout", cl::init(30),
             cl::desc("Seconds any device waits for a peer before failing"),
             cl::cat(category));
+static cl::opt<double>
+    lostAfter("lost-after", cl::init(10),
+              cl::desc("MPI: seconds without a heartbeat after which a rank is "
+                       "reported lost (0: only the timeout finds lost ranks)"),
+              cl::cat(category));
 static cl::opt<int64_t> repeat("repeat", cl::init(1),
                                cl::desc("Steps to run and time"),
                                cl::cat(category));
@@ -400,10 +405,12 @@ int main(int argc, char **argv) {
     // Checked before the ranks wait for each other with this timeout.
     if (!(timeout > 0 && timeout <= 1e6))
       fatal("the timeout must be more than 0 and at most 1e6 seconds");
+    if (!(lostAfter >= 0 && lostAfter <= 1e6))
+      fatal("--lost-after must be at least 0 and at most 1e6 seconds");
     if (linkBandwidth > 0 || linkLatency > 0)
       fatal("link emulation (--link-bandwidth, --link-latency) needs "
             "--transport threads");
-    auto session = MpiSession::open(argv[0]);
+    auto session = MpiSession::open(argv[0], lostAfter, timeout);
     if (!session)
       fatal(toString(session.takeError()));
     mpi = std::move(*session);

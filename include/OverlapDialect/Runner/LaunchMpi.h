@@ -28,10 +28,15 @@ public:
   /// Loads the plugin and initializes MPI. The plugin is the file named by
   /// the environment variable OVERLAP_MPI_PLUGIN if set, otherwise
   /// `<directory of the executable>/../lib/libovlrt_mpi.so`; `argv0`
-  /// helps to find the executable.
+  /// helps to find the executable. A rank that stays silent (no heartbeat)
+  /// for `lostAfterSeconds` is reported lost by every rank that waits (0:
+  /// lost ranks are found by the timeouts only). Ranks that do not all
+  /// start within the host's wait (as for compiling: at least ten minutes,
+  /// or `timeoutSeconds`) end the others.
   /// The process must end with finish(): MPI needs every rank to
   /// finalize, and finalizing waits for the others.
-  static llvm::Expected<std::unique_ptr<MpiSession>> open(const char *argv0);
+  static llvm::Expected<std::unique_ptr<MpiSession>>
+  open(const char *argv0, double lostAfterSeconds, double timeoutSeconds);
 
   int64_t rank() const { return worldRank; }
   int64_t size() const { return worldSize; }

@@ -153,7 +153,7 @@ void MpiDevice::meetGroup(GroupState &group, const Call &call, int64_t step) {
 
   std::vector<bool> met(layout.size(), false);
   met[layout.index] = true;
-  bool everyone = world.waitUntil(deadline(), [&] {
+  bool everyone = world.waitUntil(deadline(), id(), call.op, [&] {
     bool all = true;
     for (int64_t i = 0; i < layout.size(); ++i) {
       if (met[i])
@@ -239,7 +239,7 @@ void MpiDevice::exchangeDescriptors(GroupState &group, const Call &call,
 
   std::vector<bool> received(layout.size(), false);
   received[layout.index] = true;
-  bool complete = world.waitUntil(deadline(), [&] {
+  bool complete = world.waitUntil(deadline(), id(), call.op, [&] {
     bool all = true;
     for (int64_t i = 0; i < layout.size(); ++i) {
       if (received[i])
@@ -299,7 +299,7 @@ void MpiDevice::runCollective(const Call &call) {
   world.check(MPI_Iallgather(mine.data(), count, MPI_BYTE, all.data(), count,
                              MPI_BYTE, group.comm, &gather),
               id(), call.op, "all-gathering the contributions");
-  bool done = world.waitUntil(deadline(), [&] {
+  bool done = world.waitUntil(deadline(), id(), call.op, [&] {
     int complete = 0;
     world.check(MPI_Test(&gather, &complete, MPI_STATUS_IGNORE), id(), call.op,
                 "all-gathering the contributions");
@@ -385,7 +385,7 @@ void MpiDevice::finishPermute(Request request, const OpInfo &op) {
   int64_t sourceIndex = permute.route.receiveFrom;
   int64_t targetIndex = permute.route.sendTo;
   bool received = false, sent = false;
-  bool done = world.waitUntil(deadline(), [&] {
+  bool done = world.waitUntil(deadline(), id(), op, [&] {
     // Our source's descriptor, or that of a member that disagrees about
     // this step and sends to us: the first that differs is reported.
     int64_t sender = -1;
@@ -457,7 +457,8 @@ void MpiDevice::endProgram() {
   // waits for (within one timeout) before the devices that finished give up
   // on it with a vaguer message.
   double endTimeout = 2 * timeoutSeconds;
-  bool everyone = world.waitUntil(deadlineAfter(endTimeout), [&] {
+  OpInfo atEnd{"at the end of the program", nullptr};
+  bool everyone = world.waitUntil(deadlineAfter(endTimeout), id(), atEnd, [&] {
     for (int64_t rank = 0; rank < numDevices(); ++rank)
       if (rank != id() && !world.endedRun(rank, run))
         return false;

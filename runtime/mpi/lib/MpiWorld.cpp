@@ -1,16 +1,21 @@
 //===- MpiWorld.cpp - Process-wide state of the MPI transport -------------===//
 //
 // MPI start-up and shut-down, the control mailbox, message encoding and the
-// timed waits. MPI errors are returned (MPI_ERRORS_RETURN) and turned into
-// the runtime's one-line fatal errors, which abort the whole job.
+// timed waits with their lost-peer checks. MPI errors are returned
+// (MPI_ERRORS_RETURN) and turned into the runtime's one-line fatal errors,
+// which abort the whole job.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MpiWorld.h"
 
 #include <climits>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <random>
 #include <thread>
 
 using namespace ovlrt;
@@ -130,28 +135,83 @@ World &World::get() {
 /// ends. Aborting (rather than exiting) makes mpirun stop the other ranks,
 /// which may be blocked waiting for this one.
 static void abortJob(const char *message) {
-  std::fputs(message, stderr);
-  std::fputc('\n', stderr);
+  // One write: the launcher forwards each rank's stderr in the chunks it
+  // reads, so that a line written in pieces can interleave with another
+  // rank's.
+  std::string line = std::string(message) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
   std::fflush(stderr);
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized)
+  if (initialized && !finalized) {
+    World::get().announceAbort();
+    // MPI_Abort asks the launcher to end the job; a launcher cut off by
+    // the failure that is being reported may never do it.
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+      std::_Exit(kFatalExitCode);
+    }).detach();
     MPI_Abort(MPI_COMM_WORLD, kFatalExitCode);
+  }
   std::_Exit(kFatalExitCode);
 }
 
 FatalHandler ovlrt::mpi::getAbortHandler() { return abortJob; }
 
-void World::initialize() {
+namespace {
+/// Ends the process if a blocking MPI call that waits for every rank
+/// (MPI_Init, MPI_Finalize) has not returned within the timeout: MPI offers
+/// no timed form of them, and a rank that never starts, or dies first,
+/// would keep the others in them for ever.
+class Watchdog {
+public:
+  Watchdog(double seconds, const char *call) {
+    thread = std::thread([this, seconds, call] {
+      std::unique_lock<std::mutex> lock(mutex);
+      if (wake.wait_for(lock, std::chrono::duration<double>(seconds),
+                        [this] { return done; }))
+        return;
+      std::fprintf(stderr,
+                   "ovlrt: error: %s did not return within %s s (a rank "
+                   "did not start or was lost, or the launcher cannot "
+                   "reach it)\n",
+                   call, formatSeconds(seconds).c_str());
+      std::fflush(stderr);
+      std::_Exit(kFatalExitCode);
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      done = true;
+    }
+    wake.notify_one();
+    thread.join();
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread thread;
+};
+} // namespace
+
+void World::initialize(double lostAfterSeconds, double timeout) {
   if (initialized)
     fatal("internal error: the MPI transport was initialized twice");
+  timeoutSeconds = timeout;
   setFatalHandler(abortJob);
   // Only the host's main thread calls MPI, but the host has other threads
-  // (the JIT's, for one).
+  // (the JIT's, the heartbeat's).
   int provided = MPI_THREAD_SINGLE;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) !=
-      MPI_SUCCESS)
+  int code;
+  {
+    Watchdog watchdog(timeoutSeconds, "MPI_Init_thread");
+    code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
+  if (code != MPI_SUCCESS)
     fatal("MPI_Init_thread failed");
   initialized = true;
   if (provided < MPI_THREAD_FUNNELED)
@@ -163,8 +223,14 @@ void World::initialize() {
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), rank, {}, "querying the size");
   worldRank = rank;
   worldSize = size;
-  check(MPI_Comm_dup(MPI_COMM_WORLD, &control), rank, {},
+  // Into a local first: the waits drain `control` once it is set, and the
+  // handle is not usable before the duplication completes.
+  MPI_Comm duplicate = MPI_COMM_NULL;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Comm_idup(MPI_COMM_WORLD, &duplicate, &request), rank, {},
         "creating the control communicator");
+  waitHost(request, timeoutSeconds, "creation of the control communicator");
+  control = duplicate;
   void *value = nullptr;
   int found = 0;
   check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found), rank, {},
@@ -172,12 +238,61 @@ void World::initialize() {
   int64_t upperBound = found ? *static_cast<int *>(value) : 32767;
   // Two tags per step (descriptor and data), both at most MPI_TAG_UB.
   period = (upperBound + 1) / 2;
+  startHeartbeat(lostAfterSeconds);
+}
+
+void World::startHeartbeat(double lostAfterSeconds) {
+  std::string error = heartbeat.open(lostAfterSeconds);
+  if (!error.empty())
+    std::fprintf(stderr,
+                 "ovlrt: warning: device %lld: lost ranks are detected by "
+                 "the timeouts only: %s\n",
+                 static_cast<long long>(worldRank), error.c_str());
+  // Every rank takes part, beating or not: the exchange is collective.
+  std::random_device seed;
+  uint64_t job = (uint64_t(seed()) << 32) ^ seed() ^
+                 uint64_t(Clock::now().time_since_epoch().count());
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibcast(&job, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request),
+        worldRank, {}, "sharing the job's heartbeat nonce");
+  waitHost(request, timeoutSeconds, "sharing of the heartbeat nonce");
+  Endpoint mine = heartbeat.endpoint();
+  std::vector<Endpoint> all(worldSize);
+  check(MPI_Iallgather(&mine, sizeof(Endpoint), MPI_BYTE, all.data(),
+                       sizeof(Endpoint), MPI_BYTE, MPI_COMM_WORLD, &request),
+        worldRank, {}, "exchanging the heartbeat addresses");
+  waitHost(request, timeoutSeconds, "exchange of the heartbeat addresses");
+  heartbeat.begin(worldRank, job, all);
 }
 
 void World::finalize() {
   check(MPI_Comm_free(&control), worldRank, {},
         "freeing the control communicator");
-  check(MPI_Finalize(), worldRank, {}, "finalizing MPI");
+  int code;
+  {
+    Watchdog watchdog(timeoutSeconds, "MPI_Finalize");
+    code = MPI_Finalize();
+  }
+  check(code, worldRank, {}, "finalizing MPI");
+  // After MPI_Finalize, which waits for every rank: until then a rank may
+  // still wait for this one.
+  heartbeat.stop();
+}
+
+void World::checkPeers(int64_t device, const OpInfo &op) {
+  std::optional<PeerWatch::Loss> loss = heartbeat.check();
+  if (!loss)
+    return;
+  heartbeat.noteLost(loss->device);
+  std::string how =
+      loss->noticedBy == worldRank
+          ? "no heartbeat from it for " +
+                formatSeconds(std::round(loss->silentSeconds * 10) / 10) + " s"
+          : "device " + std::to_string(loss->noticedBy) +
+                " heard no heartbeat from it";
+  fatal(device, op,
+        "device " + std::to_string(loss->device) + " is lost: " + how +
+            " (its process ended, or the network to it failed)");
 }
 
 void World::check(int code, int64_t device, const OpInfo &op,
@@ -214,6 +329,9 @@ bool World::controlSendsDone() {
 }
 
 void World::drainControl() {
+  // Not yet created (waits of initialize).
+  if (control == MPI_COMM_NULL)
+    return;
   while (true) {
     int found = 0;
     MPI_Status status;
@@ -290,7 +408,8 @@ void World::pause(bool spinning) {
 void World::waitHost(MPI_Request &request, double timeoutSeconds,
                      const char *what) {
   std::string waiting = std::string("waiting for the ") + what;
-  bool done = waitUntil(deadlineAfter(timeoutSeconds), [&] {
+  OpInfo op{waiting.c_str(), nullptr};
+  bool done = waitUntil(deadlineAfter(timeoutSeconds), worldRank, op, [&] {
     int complete = 0;
     check(MPI_Test(&request, &complete, MPI_STATUS_IGNORE), worldRank, {},
           waiting.c_str());

@@ -11,12 +11,14 @@
 // carries how many calls it made on each group). While waiting for
 // anything, a device drains the control communicator into the mailbox, so
 // that it learns at once when a peer it waits for has ended its program
-// without reaching the call.
+// without reaching the call, and asks the heartbeat whether a peer is lost.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef OVLRT_MPI_MPIWORLD_H
 #define OVLRT_MPI_MPIWORLD_H
+
+#include "Heartbeat.h"
 
 #include "ovlrt/Runtime.h"
 #include "ovlrt/Transport.h"
@@ -79,8 +81,11 @@ public:
   /// The one world of this process.
   static World &get();
 
-  /// MPI_Init, the control communicator, error handlers. Once.
-  void initialize();
+  /// MPI_Init, the control communicator, error handlers, the heartbeat
+  /// (a peer silent for `lostAfterSeconds` is lost; 0: left to the
+  /// timeouts). Every step that waits for the other ranks gives up after
+  /// `timeoutSeconds`. Once.
+  void initialize(double lostAfterSeconds, double timeoutSeconds);
   void finalize();
 
   int64_t rank() const { return worldRank; }
@@ -121,20 +126,33 @@ public:
 
   /// Calls `poll` until it returns true (draining the control communicator
   /// before each call) or `deadline` passes; returns false then. Backs off
-  /// from yielding to short sleeps, as ranks may share cores.
+  /// from yielding to short sleeps, as ranks may share cores. Ends the job
+  /// if a peer is lost, naming it and `op`, which `device` waits in.
   template <typename Poll>
-  bool waitUntil(Clock::time_point deadline, Poll poll) {
-    Clock::time_point spinUntil = Clock::now() + std::chrono::milliseconds(1);
+  bool waitUntil(Clock::time_point deadline, int64_t device, const OpInfo &op,
+                 Poll poll) {
+    Clock::time_point start = Clock::now();
+    Clock::time_point spinUntil = start + std::chrono::milliseconds(1);
+    Clock::time_point nextCheck = start;
     while (true) {
       drainControl();
       if (poll())
         return true;
       Clock::time_point now = Clock::now();
+      if (now >= nextCheck) {
+        checkPeers(device, op);
+        nextCheck = now + std::chrono::milliseconds(10);
+      }
       if (now >= deadline)
         return false;
       pause(now < spinUntil);
     }
   }
+
+  /// Ends the job if the heartbeat knows of a lost peer.
+  void checkPeers(int64_t device, const OpInfo &op);
+  /// Called by the fatal handler before it aborts the job.
+  void announceAbort() { heartbeat.announceAbort(); }
 
   /// Waits for a non-blocking operation on behalf of the host (barrier,
   /// reduction, gather); ends the job naming `what` if it does not complete
@@ -149,9 +167,13 @@ private:
   World() = default;
   static void pause(bool spinning);
 
+  void startHeartbeat(double lostAfterSeconds);
+
   int64_t worldRank = 0, worldSize = 1, period = 16383, run = 0;
+  double timeoutSeconds = 30;
   bool initialized = false;
   MPI_Comm control = MPI_COMM_NULL;
+  Heartbeat heartbeat;
 
   struct OutgoingSend {
     std::vector<char> body;

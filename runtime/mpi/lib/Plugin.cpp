@@ -16,7 +16,9 @@
 using namespace ovlrt;
 using namespace ovlrt::mpi;
 
-static void initialize() { World::get().initialize(); }
+static void initialize(double lostAfterSeconds, double timeoutSeconds) {
+  World::get().initialize(lostAfterSeconds, timeoutSeconds);
+}
 
 static int64_t rank() { return World::get().rank(); }
 

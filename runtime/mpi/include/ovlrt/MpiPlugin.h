@@ -29,7 +29,7 @@
 #include <cstdint>
 
 /// Bumped whenever the table below changes.
-#define OVLRT_MPI_PLUGIN_VERSION 1
+#define OVLRT_MPI_PLUGIN_VERSION 2
 
 extern "C" {
 
@@ -39,9 +39,13 @@ struct OvlrtMpiPlugin {
   /// sizeof(ovlrt::Device) in the plugin's build.
   size_t deviceSize;
 
-  /// Initializes MPI and installs an abort-the-job fatal handler in the
-  /// plugin's copy of ovlrt. Call once, before anything else.
-  void (*initialize)(void);
+  /// Initializes MPI, installs an abort-the-job fatal handler in the
+  /// plugin's copy of ovlrt and starts the heartbeat: a peer silent for
+  /// `lostAfterSeconds` is reported lost (0: lost peers are left to the
+  /// timeouts). Collective over the world; a rank that does not join
+  /// within `timeoutSeconds` ends the others. Call once, before anything
+  /// else.
+  void (*initialize)(double lostAfterSeconds, double timeoutSeconds);
   /// This process's rank in MPI_COMM_WORLD and the world's size.
   int64_t (*rank)(void);
   int64_t (*size)(void);

@@ -1,0 +1,78 @@
+#!/bin/sh
+# two-namespaces.sh [--cut-link AFTER FOR] COMMAND...
+#
+# Runs COMMAND (an Open MPI mpirun line) as if on two hosts: two network
+# namespaces of this machine joined by a veth pair, two slots each, with
+# Open MPI's daemons and transport on TCP over that pair only. With
+# --cut-link, the link stops carrying packets AFTER seconds into the run and
+# carries them again FOR seconds later (so that the launcher can clean up):
+# each side's route to the other becomes a blackhole, as when a cable or a
+# switch between two hosts fails. (Taking an interface down instead makes
+# the kernel refuse that side's sends at once, which Open MPI's TCP
+# transport reports and aborts on by itself.) Needs root, ip(8) and
+# unshare(1). Everything it creates is removed on exit.
+set -eu
+cut_after="" cut_for=""
+if [ "${1:-}" = "--cut-link" ]; then
+  cut_after=$2 cut_for=$3
+  shift 3
+fi
+id=$$
+a=ovl${id}a b=ovl${id}b
+net=10.$((200 + id % 50)).$((id / 50 % 250)).
+work=$(mktemp -d)
+cleanup() {
+  for ns in "$a" "$b"; do
+    pids=$(ip netns pids "$ns" 2>/dev/null || true)
+    [ -n "$pids" ] && kill -KILL $pids 2>/dev/null || true
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+ip netns add "$a"
+ip netns add "$b"
+ip link add "$a" type veth peer name "$b"
+ip link set "$a" netns "$a"
+ip link set "$b" netns "$b"
+ip -n "$a" addr add "${net}1/24" dev "$a"
+ip -n "$b" addr add "${net}2/24" dev "$b"
+for ns in "$a" "$b"; do
+  ip -n "$ns" link set lo up
+  ip -n "$ns" link set "$ns" up
+done
+
+# Open MPI starts its daemon on the second "host" with this instead of ssh.
+cat > "$work/agent" <<AGENT
+#!/bin/sh
+while [ \$# -gt 0 ]; do case "\$1" in -*) shift;; *) break;; esac; done
+host=\$1; shift
+case "\$host" in
+  ${net}1) ns=$a ;;
+  ${net}2) ns=$b ;;
+  *) echo "two-namespaces.sh: unknown host \$host" >&2; exit 1 ;;
+esac
+exec ip netns exec "\$ns" unshare --uts sh -c "hostname \$ns; \$*"
+AGENT
+chmod +x "$work/agent"
+printf '%s slots=2\n%s slots=2\n' "${net}1" "${net}2" > "$work/hosts"
+export OMPI_MCA_plm_rsh_agent="$work/agent"
+export OMPI_MCA_orte_default_hostfile="$work/hosts"
+export OMPI_MCA_btl=tcp,self
+export OMPI_MCA_btl_tcp_if_include="${net}0/24"
+export OMPI_MCA_oob_tcp_if_include="${net}0/24"
+
+if [ -n "$cut_after" ]; then
+  (sleep "$cut_after"
+   ip -n "$a" route add blackhole "${net}2/32"
+   ip -n "$b" route add blackhole "${net}1/32"
+   sleep "$cut_for"
+   ip -n "$a" route del blackhole "${net}2/32"
+   ip -n "$b" route del blackhole "${net}1/32") &
+fi
+status=0
+ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
+  status=$?
+wait
+exit $status

@@ -1,0 +1,29 @@
+// REQUIRES: mpi
+// RUN: not %mpirun -np 4 %S/Inputs/kill-rank.sh 1 4 overlap-run --transport mpi %s --repeat 100000000 --timeout 50 --lost-after 0.5 2>&1 | FileCheck %s --check-prefix=LOST
+// RUN: %mpirun -np 4 overlap-run --transport mpi %s --repeat 20 --lost-after 0.5 | FileCheck %s --check-prefix=HEALTHY
+// RUN: %mpirun -np 4 overlap-run --transport mpi %s --repeat 20 --lost-after 0 | FileCheck %s --check-prefix=HEALTHY
+// RUN: not overlap-run --transport mpi %s --lost-after -1 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not overlap-run --transport mpi %s --lost-after nan 2>&1 | FileCheck %s --check-prefix=BAD
+
+// A rank that dies (SIGKILL, four seconds in: while it compiles or runs) is
+// found by the MPI transport itself, not by the launcher (which sees the
+// rank's wrapper live on): every other rank ends within --lost-after with an
+// error that names the lost device and the op or host wait it waited in,
+// well before the timeout (50 s; ten minutes for the host's waits). Healthy
+// runs pass with a short window (no live rank is taken for lost) and with
+// the heartbeat off.
+
+// LOST-DAG: ovlrt: error: device 0: {{.+}}: device 1 is lost: {{no heartbeat from it for [0-9.]+ s|device [023] heard no heartbeat from it}} (its process ended, or the network to it failed)
+// LOST-DAG: ovlrt: error: device 2: {{.+}}: device 1 is lost:
+// LOST-DAG: ovlrt: error: device 3: {{.+}}: device 1 is lost:
+
+// HEALTHY: over 20 step(s)
+
+// BAD: overlap-run: error: --lost-after must be at least 0 and at most 1e6 seconds
+
+shard.grid @ring(shape = 4)
+func.func @main(%x: tensor<2xf32>) -> tensor<8xf32> {
+  %y = ovl.all_gather %x on @ring axes [0] dim 0 : tensor<2xf32> -> tensor<8xf32>
+  %z = ovl.all_reduce %y on @ring axes [0] : tensor<8xf32>
+  return %z : tensor<8xf32>
+}
