@@ -12,7 +12,9 @@ else
   mapfile -t files < <(find include lib runtime tools unittests bench python test/Embedding \
     -name '*.cpp' -o -name '*.h' -o -name '*.c' | sort)
 fi
-bad=$(clang-format-22 --dry-run -Werror "${files[@]}" 2>&1 |
+# clang-format exits non-zero on a violation: its status must not end the
+# script (pipefail) before the files are named.
+bad=$({ clang-format-22 --dry-run -Werror "${files[@]}" 2>&1 || true; } |
   sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error:.*/\1/p' | sort -u)
 if [ -n "$bad" ]; then
   echo "check-format: not formatted (clang-format-22 -i FILE):" >&2

@@ -524,12 +524,12 @@ LogicalResult Checker::checkTokens(FunctionOpInterface func) {
 /// follow (an scf.while, a function argument) are accepted.
 class CarriedBuffers {
 public:
-  using Pick = Value (*)(CollectivePermuteStartOp);
+  using Pick = Value (*)(AsyncStartOpInterface);
 
   bool matches(Value token, Value buffer, Pick pick) {
     if (!visiting.insert({token, buffer}).second)
       return true;
-    if (auto start = token.getDefiningOp<CollectivePermuteStartOp>())
+    if (auto start = token.getDefiningOp<AsyncStartOpInterface>())
       return buffer == pick(start);
     if (auto result = dyn_cast<OpResult>(token)) {
       auto carried = dyn_cast<OpResult>(buffer);
@@ -579,6 +579,41 @@ void forEachOpBetween(Operation *start, Operation *done, Fn &&fn) {
     op->walk([&](Operation *inner) { fn(inner); });
 }
 
+/// A done of either kind, seen alike.
+struct AsyncDone {
+  Value token, keep, pending;
+};
+std::optional<AsyncDone> getAsyncDone(Operation *op) {
+  if (auto done = dyn_cast<CollectivePermuteDoneOp>(op))
+    return AsyncDone{done.getToken(), done.getKeep(), done.getPending()};
+  if (auto done = dyn_cast<CollectiveDoneOp>(op))
+    return AsyncDone{done.getToken(), done.getKeep(), done.getPending()};
+  return std::nullopt;
+}
+
+/// A buffer-form start of any kind: its token, send and receive buffers.
+struct BufferStart {
+  Value token, input, output;
+};
+std::optional<BufferStart> getBufferStart(Operation *op) {
+  if (auto start = dyn_cast<BufferPermuteStartOp>(op))
+    return BufferStart{start.getToken(), start.getInput(), start.getOutput()};
+  if (auto start = dyn_cast<BufferAllGatherStartOp>(op))
+    return BufferStart{start.getToken(), start.getInput(), start.getOutput()};
+  if (auto start = dyn_cast<BufferReduceScatterStartOp>(op))
+    return BufferStart{start.getToken(), start.getInput(), start.getOutput()};
+  if (auto start = dyn_cast<BufferAllReduceStartOp>(op))
+    return BufferStart{start.getToken(), start.getInput(), start.getOutput()};
+  return std::nullopt;
+}
+
+/// "permute" or "collective", for messages.
+StringRef describeTransfer(Operation *start) {
+  return isa<CollectivePermuteStartOp, BufferPermuteStartOp>(start)
+             ? "permute"
+             : "collective";
+}
+
 LogicalResult Checker::checkInFlightBuffers(FunctionOpInterface func) {
   bool ok = true;
   // Tensors: the pending result is the receive buffer in flight; only the
@@ -588,26 +623,28 @@ LogicalResult Checker::checkInFlightBuffers(FunctionOpInterface func) {
   auto checkPending = [&](Value pending, Operation *start) {
     for (OpOperand &use : pending.getUses()) {
       Operation *user = use.getOwner();
-      if (isa<CollectivePermuteDoneOp, RegionBranchOpInterface>(user) ||
+      if (isa<CollectivePermuteDoneOp, CollectiveDoneOp,
+              RegionBranchOpInterface>(user) ||
           user->hasTrait<OpTrait::IsTerminator>())
         continue;
-      InFlightDiagnostic diag =
-          user->emitError("reads the receive buffer of an asynchronous "
-                          "permute before its done: use the done's result");
+      InFlightDiagnostic diag = user->emitError("reads the receive buffer of "
+                                                "an asynchronous ")
+                                << describeTransfer(start)
+                                << " before its done: use the done's result";
       diag.attachNote(start->getLoc()) << "the transfer into it";
       ok = false;
     }
   };
   LocalAliasAnalysis aliases;
   func->walk([&](Operation *op) {
-    if (auto start = dyn_cast<CollectivePermuteStartOp>(op)) {
+    if (auto start = dyn_cast<AsyncStartOpInterface>(op)) {
       checkPending(start.getPending(), op);
       return;
     }
-    if (auto done = dyn_cast<CollectivePermuteDoneOp>(op)) {
-      if (done.getToken().getDefiningOp<CollectivePermuteStartOp>())
+    if (std::optional<AsyncDone> done = getAsyncDone(op)) {
+      if (done->token.getDefiningOp<AsyncStartOpInterface>())
         return;
-      checkPending(done.getPending(), op);
+      checkPending(done->pending, op);
       // A token carried through loops and branches: its buffers must be
       // carried alongside, or the done waits on one buffer while the
       // transfer uses another (canonicalize, folding a one-trip loop,
@@ -615,30 +652,32 @@ LogicalResult Checker::checkInFlightBuffers(FunctionOpInterface func) {
       CarriedBuffers keep, pending;
       const char *wrong = nullptr;
       if (!keep.matches(
-              done.getToken(), done.getKeep(),
-              [](CollectivePermuteStartOp s) -> Value { return s.getInput(); }))
+              done->token, done->keep,
+              [](AsyncStartOpInterface s) -> Value { return s.getInput(); }))
         wrong = "keep operand is not, on every path, the input of the start "
                 "that produced the token";
-      else if (!pending.matches(done.getToken(), done.getPending(),
-                                [](CollectivePermuteStartOp s) -> Value {
+      else if (!pending.matches(done->token, done->pending,
+                                [](AsyncStartOpInterface s) -> Value {
                                   return s.getPending();
                                 }))
         wrong = "pending operand is not, on every path, the pending result "
                 "of the start that produced the token";
       if (wrong) {
-        done.emitError(wrong)
+        op->emitError(wrong)
             << ": carry the send buffer and the pending tensor through the "
                "same loop arguments and region results as the token";
         ok = false;
       }
       return;
     }
-    auto start = dyn_cast<BufferPermuteStartOp>(op);
-    if (!start || !start.getToken().hasOneUse())
+    std::optional<BufferStart> start = getBufferStart(op);
+    if (!start || !start->token.hasOneUse())
       return;
-    auto done = dyn_cast<BufferPermuteDoneOp>(*start.getToken().user_begin());
-    if (!done || done->getBlock() != op->getBlock())
+    Operation *done = *start->token.user_begin();
+    if (!isa<BufferPermuteDoneOp, BufferCollectiveDoneOp>(done) ||
+        done->getBlock() != op->getBlock())
       return;
+    std::string kind = describeTransfer(op).str();
     // Buffers: until the done, the send buffer must not be written and the
     // receive buffer neither read nor written.
     forEachOpBetween(op, done, [&](Operation *inner) {
@@ -660,16 +699,15 @@ LogicalResult Checker::checkInFlightBuffers(FunctionOpInterface func) {
           AliasResult result = aliases.alias(value, buffer);
           return result.isMust() || result.isPartial();
         };
-        const char *problem = nullptr;
-        if ((reads || writes) && overlaps(start.getOutput()))
-          problem = writes ? "writes the receive buffer of an in-flight "
-                             "permute before its done"
-                           : "reads the receive buffer of an in-flight "
-                             "permute before its done";
-        else if (writes && overlaps(start.getInput()))
-          problem = "writes the send buffer of an in-flight permute before "
-                    "its done";
-        if (!problem)
+        std::string problem;
+        if ((reads || writes) && overlaps(start->output))
+          problem = std::string(writes ? "writes" : "reads") +
+                    " the receive buffer of an in-flight " + kind +
+                    " before its done";
+        else if (writes && overlaps(start->input))
+          problem = "writes the send buffer of an in-flight " + kind +
+                    " before its done";
+        if (problem.empty())
           continue;
         InFlightDiagnostic diag = inner->emitError(problem);
         diag.attachNote(op->getLoc()) << "the transfer";

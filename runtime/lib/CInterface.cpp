@@ -138,9 +138,49 @@ int64_t permuteStart(UnrankedMemRef *in, UnrankedMemRef *out,
       .id;
 }
 
+template <DType type>
+int64_t allGatherStart(UnrankedMemRef *in, UnrankedMemRef *out,
+                       MemRef1D<int64_t> *config, MemRef1D<int8_t> *location) {
+  OpInfo op{"ovl.all_gather_start", where(location)};
+  Config c = decode(config, op);
+  return currentDevice()
+      .allGatherStart(toView(in, type), toView(out, type), c.group, c.dim, op)
+      .id;
+}
+
+template <DType type>
+int64_t reduceScatterStart(UnrankedMemRef *in, UnrankedMemRef *out,
+                           MemRef1D<int64_t> *config,
+                           MemRef1D<int8_t> *location) {
+  OpInfo op{"ovl.reduce_scatter_start", where(location)};
+  Config c = decode(config, op);
+  return currentDevice()
+      .reduceScatterStart(toView(in, type), toView(out, type), c.group, c.dim,
+                          toReduction(c.reduction, op), op)
+      .id;
+}
+
+template <DType type>
+int64_t allReduceStart(UnrankedMemRef *in, UnrankedMemRef *out,
+                       MemRef1D<int64_t> *config, MemRef1D<int8_t> *location) {
+  OpInfo op{"ovl.all_reduce_start", where(location)};
+  Config c = decode(config, op);
+  return currentDevice()
+      .allReduceStart(toView(in, type), toView(out, type), c.group,
+                      toReduction(c.reduction, op), op)
+      .id;
+}
+
 } // namespace
 
 extern "C" {
+
+void _mlir_ciface_ovlrt_collective_done(int64_t request,
+                                        MemRef1D<int8_t> *location) {
+  // No op name: the device names the done after the request's start.
+  currentDevice().collectiveDone(Request{request},
+                                 OpInfo{nullptr, where(location)});
+}
 
 void _mlir_ciface_ovlrt_permute_done(int64_t request,
                                      MemRef1D<int8_t> *location) {
@@ -178,6 +218,21 @@ int64_t _mlir_ciface_ovlrt_partition_id(MemRef1D<int64_t> *config) {
       UnrankedMemRef *in, UnrankedMemRef *out, MemRef1D<int64_t> *config,      \
       MemRef1D<int8_t> *location) {                                            \
     return permuteStart<type>(in, out, config, location);                      \
+  }                                                                            \
+  int64_t _mlir_ciface_ovlrt_all_gather_start_##suffix(                        \
+      UnrankedMemRef *in, UnrankedMemRef *out, MemRef1D<int64_t> *config,      \
+      MemRef1D<int8_t> *location) {                                            \
+    return allGatherStart<type>(in, out, config, location);                    \
+  }                                                                            \
+  int64_t _mlir_ciface_ovlrt_reduce_scatter_start_##suffix(                    \
+      UnrankedMemRef *in, UnrankedMemRef *out, MemRef1D<int64_t> *config,      \
+      MemRef1D<int8_t> *location) {                                            \
+    return reduceScatterStart<type>(in, out, config, location);                \
+  }                                                                            \
+  int64_t _mlir_ciface_ovlrt_all_reduce_start_##suffix(                        \
+      UnrankedMemRef *in, UnrankedMemRef *out, MemRef1D<int64_t> *config,      \
+      MemRef1D<int8_t> *location) {                                            \
+    return allReduceStart<type>(in, out, config, location);                    \
   }
 
 OVLRT_DEFINE_TYPE(f32, DType::F32)
@@ -199,9 +254,13 @@ const std::vector<CSymbol> &ovlrt::getCInterfaceSymbols() {
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_reduce_scatter_##suffix),                \
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_all_reduce_##suffix),                    \
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_permute_##suffix),                       \
-      OVLRT_SYMBOL(_mlir_ciface_ovlrt_permute_start_##suffix)
+      OVLRT_SYMBOL(_mlir_ciface_ovlrt_permute_start_##suffix),                 \
+      OVLRT_SYMBOL(_mlir_ciface_ovlrt_all_gather_start_##suffix),              \
+      OVLRT_SYMBOL(_mlir_ciface_ovlrt_reduce_scatter_start_##suffix),          \
+      OVLRT_SYMBOL(_mlir_ciface_ovlrt_all_reduce_start_##suffix)
   static const std::vector<CSymbol> symbols = {
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_permute_done),
+      OVLRT_SYMBOL(_mlir_ciface_ovlrt_collective_done),
       OVLRT_SYMBOL(_mlir_ciface_ovlrt_partition_id),
       OVLRT_TYPE_SYMBOLS(f32),
       OVLRT_TYPE_SYMBOLS(f64),

@@ -1,10 +1,11 @@
 //===- Collectives.cpp - Collective results from contributions ------------===//
 //
-// The data side of the blocking collectives, shared by the transports: a
-// device packs its input once into a contiguous contribution, and computes
-// its output from all members' contributions. Reductions combine the
-// members in group-index order, so the result is bit-identical however the
-// members' threads or processes were scheduled.
+// The data side of the collectives, shared by the transports: a device
+// packs its input once into a contiguous contribution, and computes its
+// output from all members' contributions (an asynchronous collective at its
+// done, from an OwnedCall). Reductions combine the members in group-index
+// order, so the result is bit-identical however the members' threads or
+// processes were scheduled, and whether the call was blocking or not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,21 @@ using namespace ovlrt;
 /// reduce-scatter's input.
 static std::vector<int64_t> outSizes(const Call &call) {
   return {call.out.sizes, call.out.sizes + call.out.rank};
+}
+
+OwnedCall::OwnedCall(const Call &original)
+    : group(*original.group),
+      opName(original.op.opName ? original.op.opName : ""),
+      location(original.op.location ? original.op.location : ""),
+      in(original.in), out(original.out),
+      pairs(original.pairs.flat,
+            original.pairs.flat + 2 * original.pairs.numPairs),
+      call(original) {
+  call.op = {opName.c_str(), original.op.location ? location.c_str() : nullptr};
+  call.in = in.view();
+  call.out = out.view();
+  call.group = &group;
+  call.pairs = {pairs.data(), original.pairs.numPairs};
 }
 
 int64_t ovlrt::contributionBytes(const Call &call) { return numBytes(call.in); }

@@ -2,10 +2,10 @@
 //
 // The transport-independent half of Device: it fills in default op names,
 // checks every call's arguments against the dialect's constraints (group,
-// shapes, dimension, reduction, pairs), keeps the table of permutes in
-// flight so that a done without a start, a second done and a program that
-// ends with permutes in flight are reported, and tracks each thread's
-// current device.
+// shapes, dimension, reduction, pairs), keeps the table of asynchronous
+// calls (permutes and collectives) in flight so that a done without a
+// start, a second done and a program that ends with calls in flight are
+// reported, and tracks each thread's current device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,9 +85,9 @@ static void checkReduction(const Device &device, const OpInfo &op,
               std::to_string(static_cast<int64_t>(reduction)));
 }
 
-void Device::allGather(const TensorView &in, const TensorView &out,
-                       const Group &group, int64_t dim, OpInfo op) {
-  op = withDefaultName(op, "ovl.all_gather");
+Call Device::prepareAllGather(const TensorView &in, const TensorView &out,
+                              const Group &group, int64_t dim,
+                              const OpInfo &op) const {
   Call call = prepare(CallKind::AllGather, in, out, group, op);
   std::string error = checkScaledDim(in, out, dim, call.layout.size());
   if (!error.empty())
@@ -96,13 +96,12 @@ void Device::allGather(const TensorView &in, const TensorView &out,
                  std::to_string(call.layout.size()) + " devices into " +
                  formatType(out) + ": " + error);
   call.dim = dim;
-  runCollective(call);
+  return call;
 }
 
-void Device::reduceScatter(const TensorView &in, const TensorView &out,
-                           const Group &group, int64_t dim, Reduction reduction,
-                           OpInfo op) {
-  op = withDefaultName(op, "ovl.reduce_scatter");
+Call Device::prepareReduceScatter(const TensorView &in, const TensorView &out,
+                                  const Group &group, int64_t dim,
+                                  Reduction reduction, const OpInfo &op) const {
   checkReduction(*this, op, reduction);
   Call call = prepare(CallKind::ReduceScatter, in, out, group, op);
   std::string error = checkScaledDim(out, in, dim, call.layout.size());
@@ -113,19 +112,38 @@ void Device::reduceScatter(const TensorView &in, const TensorView &out,
                  formatType(out) + ": input " + error);
   call.dim = dim;
   call.reduction = reduction;
-  runCollective(call);
+  return call;
 }
 
-void Device::allReduce(const TensorView &in, const TensorView &out,
-                       const Group &group, Reduction reduction, OpInfo op) {
-  op = withDefaultName(op, "ovl.all_reduce");
+Call Device::prepareAllReduce(const TensorView &in, const TensorView &out,
+                              const Group &group, Reduction reduction,
+                              const OpInfo &op) const {
   checkReduction(*this, op, reduction);
   Call call = prepare(CallKind::AllReduce, in, out, group, op);
   if (!sameType(in, out))
     fail(op, "input " + formatType(in) + " and output " + formatType(out) +
                  " differ");
   call.reduction = reduction;
-  runCollective(call);
+  return call;
+}
+
+void Device::allGather(const TensorView &in, const TensorView &out,
+                       const Group &group, int64_t dim, OpInfo op) {
+  op = withDefaultName(op, "ovl.all_gather");
+  runCollective(prepareAllGather(in, out, group, dim, op));
+}
+
+void Device::reduceScatter(const TensorView &in, const TensorView &out,
+                           const Group &group, int64_t dim, Reduction reduction,
+                           OpInfo op) {
+  op = withDefaultName(op, "ovl.reduce_scatter");
+  runCollective(prepareReduceScatter(in, out, group, dim, reduction, op));
+}
+
+void Device::allReduce(const TensorView &in, const TensorView &out,
+                       const Group &group, Reduction reduction, OpInfo op) {
+  op = withDefaultName(op, "ovl.all_reduce");
+  runCollective(prepareAllReduce(in, out, group, reduction, op));
 }
 
 void Device::permute(const TensorView &in, const TensorView &out,
@@ -146,37 +164,110 @@ Request Device::permuteStart(const TensorView &in, const TensorView &out,
   if (!error.empty())
     fail(op, "invalid pairs " + formatPairs(pairs) + ": " + error);
   call.pairs = pairs;
-  Request request{nextRequest++};
-  inFlight[request.id] = {op.opName, op.location ? op.location : ""};
+  Request request = track(call);
   startPermute(call, request);
   return request;
 }
 
 void Device::permuteDone(Request request, OpInfo op) {
   op = withDefaultName(op, "ovl.collective_permute_done");
+  auto it = findInFlight(request, op, "permute start");
+  if (it->second.kind != CallKind::Permute)
+    fail(op, "request " + std::to_string(request.id) + " was returned by " +
+                 formatOp(
+                     {it->second.opName.c_str(), it->second.location.c_str()}) +
+                 ", not by a permute start: a collective done completes it");
+  finishPermute(request, op);
+  inFlight.erase(it);
+}
+
+Request Device::allGatherStart(const TensorView &in, const TensorView &out,
+                               const Group &group, int64_t dim, OpInfo op) {
+  op = withDefaultName(op, "ovl.all_gather_start");
+  Call call = prepareAllGather(in, out, group, dim, op);
+  Request request = track(call);
+  startCollective(call, request);
+  return request;
+}
+
+Request Device::reduceScatterStart(const TensorView &in, const TensorView &out,
+                                   const Group &group, int64_t dim,
+                                   Reduction reduction, OpInfo op) {
+  op = withDefaultName(op, "ovl.reduce_scatter_start");
+  Call call = prepareReduceScatter(in, out, group, dim, reduction, op);
+  Request request = track(call);
+  startCollective(call, request);
+  return request;
+}
+
+Request Device::allReduceStart(const TensorView &in, const TensorView &out,
+                               const Group &group, Reduction reduction,
+                               OpInfo op) {
+  op = withDefaultName(op, "ovl.all_reduce_start");
+  Call call = prepareAllReduce(in, out, group, reduction, op);
+  Request request = track(call);
+  startCollective(call, request);
+  return request;
+}
+
+/// The name of the done that completes a call of `kind`.
+static const char *doneName(CallKind kind) {
+  return kind == CallKind::Permute ? "ovl.collective_permute_done"
+                                   : "ovl.collective_done";
+}
+
+void Device::collectiveDone(Request request, OpInfo op) {
+  auto known = inFlight.find(request.id);
+  op = withDefaultName(op, known == inFlight.end()
+                               ? "ovl.collective_done"
+                               : doneName(known->second.kind));
+  auto it = findInFlight(request, op, "start");
+  if (it->second.kind == CallKind::Permute)
+    finishPermute(request, op);
+  else
+    finishCollective(request, op);
+  inFlight.erase(it);
+}
+
+Request Device::track(const Call &call) {
+  Request request{nextRequest++};
+  inFlight[request.id] = {call.kind, call.op.opName,
+                          call.op.location ? call.op.location : ""};
+  return request;
+}
+
+Device::InFlightTable::iterator
+Device::findInFlight(Request request, const OpInfo &op, const char *starts) {
   auto it = inFlight.find(request.id);
   if (it == inFlight.end())
     fail(op, "request " + std::to_string(request.id) +
                  " is not in flight on this device: " +
                  (request.id > 0 && request.id < nextRequest
-                      ? "it has already completed"
-                      : "no permute start returned it"));
-  finishPermute(request, op);
-  inFlight.erase(it);
+                      ? std::string("it has already completed")
+                      : std::string("no ") + starts + " returned it"));
+  return it;
 }
 
 void Device::checkProgramEnd() const {
   if (inFlight.empty())
     return;
+  int64_t permutes = 0;
   std::string starts;
   for (const auto &[id, start] : inFlight) {
+    permutes += start.kind == CallKind::Permute;
     starts += starts.empty() ? "" : ", ";
     starts += formatOp({start.opName.c_str(), start.location.c_str()}) +
               " (request " + std::to_string(id) + ")";
   }
+  int64_t collectives = numInFlight() - permutes;
+  std::string counts;
+  if (permutes)
+    counts = std::to_string(permutes) + " permute(s)";
+  if (collectives)
+    counts += (counts.empty() ? "" : " and ") + std::to_string(collectives) +
+              " collective(s)";
   fatal("device " + std::to_string(deviceId) + ": the program ended with " +
-        std::to_string(inFlight.size()) +
-        " permute(s) started and never done: " + starts);
+        counts + " started and never done: " + starts);
 }
 
 static thread_local Device *threadDevice = nullptr;

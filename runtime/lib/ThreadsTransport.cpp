@@ -3,7 +3,9 @@
 // The threads transport. A blocking collective posts the device's packed
 // contribution on the group's channel, waits until every member has posted
 // the same step, checks that they all called the same collective, and
-// computes its own output from the contributions. A permute start posts the
+// computes its own output from the contributions. An asynchronous
+// collective does the same in two halves: its start packs and posts, its
+// done waits, checks and computes. A permute start posts the
 // device's buffers and returns; the copy from the sender's `in` into the
 // receiver's `out` is made by whichever of the two calls its done first,
 // once both have started (and, with link emulation, not before the link
@@ -44,9 +46,34 @@ private:
     PermuteRoute route;
   };
 
+  /// A collective between its start and its done.
+  struct PendingCollective {
+    explicit PendingCollective(const Call &call) : call(call) {}
+    OwnedCall call;
+    Channel *channel = nullptr;
+    int64_t step = 0;
+  };
+
   void runCollective(const Call &call) override;
   void startPermute(const Call &call, Request request) override;
   void finishPermute(Request request, const OpInfo &op) override;
+  void startCollective(const Call &call, Request request) override;
+  void finishCollective(Request request, const OpInfo &op) override;
+
+  /// Where a device posted its part of a call.
+  struct Posted {
+    Channel *channel;
+    int64_t step;
+  };
+  /// Packs and posts this device's contribution to `call` on the next step
+  /// of its group's channel.
+  Posted postContribution(const Call &call);
+  /// Waits for every member's contribution to `step`, checks that they
+  /// called what this device did, computes `call.out` and, with link
+  /// emulation, waits out the collective's time from the last member's
+  /// post; then finishes the step. `op` is the call that waits.
+  void combineStep(const Call &call, Channel &channel, int64_t step,
+                   const OpInfo &op);
 
   ChannelState &channelFor(const GroupLayout &layout);
   /// Posts this device's entry of `step` (the caller holds the channel's
@@ -62,12 +89,12 @@ private:
   /// `out`. Both have posted; `lock` is held.
   void completeTransfer(std::unique_lock<std::mutex> &lock, Channel &channel,
                         Entry &receiver, const Entry &sender, const OpInfo &op);
-  /// Sets the arrival time of the transfer from `sender` into `receiver`,
-  /// now that both have posted.
   /// Sleeps until `until`, the end of an emulated transfer; fails at once
   /// if that is further away than the timeout (an absurdly slow emulated
   /// link would otherwise hold the program for ever).
   void waitForEmulated(Clock::time_point until, const OpInfo &op);
+  /// Sets the arrival time of the transfer from `sender` into `receiver`,
+  /// now that both have posted.
   void book(Entry &receiver, int64_t receiverId, const Entry &sender,
             int64_t senderId);
 
@@ -76,6 +103,7 @@ private:
   ThreadsRun &run;
   std::map<std::vector<int64_t>, ChannelState> channels;
   std::map<int64_t, Pending> pending;
+  std::map<int64_t, PendingCollective> collectives;
 };
 
 } // namespace
@@ -157,22 +185,27 @@ void ThreadsDevice::post(const Call &call, Channel &channel, int64_t step,
   channel.changed.notify_all();
 }
 
-void ThreadsDevice::runCollective(const Call &call) {
+ThreadsDevice::Posted ThreadsDevice::postContribution(const Call &call) {
   ChannelState &state = channelFor(call.layout);
   Channel &channel = *state.channel;
   int64_t step = state.nextStep++;
   // Pack before taking the lock: the contribution is private until posted.
   std::vector<char> contribution(contributionBytes(call));
   packContribution(call, contribution.data());
-
-  std::unique_lock<std::mutex> lock(channel.mutex);
+  std::lock_guard<std::mutex> lock(channel.mutex);
   post(call, channel, step,
        [&](Entry &mine) { mine.contribution = std::move(contribution); });
+  return {&channel, step};
+}
+
+void ThreadsDevice::combineStep(const Call &call, Channel &channel,
+                                int64_t step, const OpInfo &op) {
+  std::unique_lock<std::mutex> lock(channel.mutex);
   int64_t size = call.layout.size();
   std::vector<int64_t> everyone(size);
   for (int64_t i = 0; i < size; ++i)
     everyone[i] = i;
-  awaitPeers(lock, channel, step, call.layout, everyone, call.op);
+  awaitPeers(lock, channel, step, call.layout, everyone, op);
 
   // The step (and with it every contribution) lives until all members have
   // finished it, and nobody writes a posted contribution: read it unlocked.
@@ -187,12 +220,34 @@ void ThreadsDevice::runCollective(const Call &call) {
   }
   lock.unlock();
   combineContributions(call, contributions.data());
+  // The emulated ring runs from the last member's post, the start of an
+  // asynchronous collective: the computation before its done hides it.
   int64_t bytes = call.kind == CallKind::ReduceScatter ? numBytes(call.out)
                                                        : numBytes(call.in);
   waitForEmulated(
-      lastArrival + run.model.collectiveTime(call.kind, size, bytes), call.op);
+      lastArrival + run.model.collectiveTime(call.kind, size, bytes), op);
   lock.lock();
   channel.finish(step);
+}
+
+void ThreadsDevice::runCollective(const Call &call) {
+  Posted posted = postContribution(call);
+  combineStep(call, *posted.channel, posted.step, call.op);
+}
+
+void ThreadsDevice::startCollective(const Call &call, Request request) {
+  Posted posted = postContribution(call);
+  PendingCollective &collective =
+      collectives.try_emplace(request.id, call).first->second;
+  collective.channel = posted.channel;
+  collective.step = posted.step;
+}
+
+void ThreadsDevice::finishCollective(Request request, const OpInfo &op) {
+  auto it = collectives.find(request.id);
+  PendingCollective &collective = it->second;
+  combineStep(collective.call.get(), *collective.channel, collective.step, op);
+  collectives.erase(it);
 }
 
 void ThreadsDevice::waitForEmulated(Clock::time_point until, const OpInfo &op) {

@@ -72,6 +72,30 @@ func.func @token_in_loop(%a: memref<4xf32>, %b: memref<4xf32>, %n: index) {
 
 // -----
 
+shard.grid @torus(shape = 2x4)
+
+/// The asynchronous all_gather, reduce_scatter and all_reduce: each start
+/// is a call of its type's entry point returning the request, each done a
+/// call of ovlrt_collective_done with it.
+// CHECK-LABEL: func.func @async_collectives
+// CHECK: %[[G:.+]] = call @ovlrt_all_gather_start_f32({{.*}}) : (memref<*xf32>, memref<*xf32>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: %[[S:.+]] = call @ovlrt_reduce_scatter_start_bf16({{.*}}) : (memref<*xbf16>, memref<*xbf16>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: %[[R:.+]] = call @ovlrt_all_reduce_start_i32({{.*}}) : (memref<*xi32>, memref<*xi32>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: call @ovlrt_collective_done(%[[S]], %{{.*}}) : (i64, memref<?xi8>) -> ()
+// CHECK: call @ovlrt_collective_done(%[[G]], %{{.*}})
+// CHECK: call @ovlrt_collective_done(%[[R]], %{{.*}})
+func.func @async_collectives(%x: memref<2x8xf32>, %g: memref<4x8xf32>, %b: memref<8x8xbf16>, %s: memref<8x1xbf16>, %i: memref<4xi32>, %j: memref<4xi32>) {
+  %tg = ovl.buffer.all_gather_start %x into %g on @torus axes [0] dim 0 : memref<2x8xf32>, memref<4x8xf32>
+  %ts = ovl.buffer.reduce_scatter_start %b into %s on @torus axes [1, 0] dim 1 : memref<8x8xbf16>, memref<8x1xbf16>
+  %tr = ovl.buffer.all_reduce_start %i into %j on @torus axes [1] reduce min : memref<4xi32>, memref<4xi32>
+  ovl.buffer.collective_done %ts keep(%b) into %s : memref<8x8xbf16>, memref<8x1xbf16>
+  ovl.buffer.collective_done %tg keep(%x) into %g : memref<2x8xf32>, memref<4x8xf32>
+  ovl.buffer.collective_done %tr keep(%i) into %j : memref<4xi32>, memref<4xi32>
+  return
+}
+
+// -----
+
 shard.grid @ring(shape = 4)
 
 /// The location string names the op's source position.

@@ -7,8 +7,9 @@ Generates small SPMD programs for every combination of
   2-D grid decomposed along axis 0, along axis 1},
 decomposes each with every option set {unroll 1, 2} x {uni-, bidirectional}
 (with gate=always: the cost model would keep such tiny pairs blocking)
-and makes the permutes asynchronous (ovl-async-collectives), checks that the
-collective was rewritten, and runs the result against the
+and makes the permutes and every collective left asynchronous
+(ovl-async-collectives), checks that the collective was rewritten and that
+nothing blocking is left, and runs the result against the
 original program with `overlap-run --reference` (same random inputs, every
 output of every device compared). Then it schedules the asynchronous
 program (ovl-schedule, bottom-up and top-down in turn from one combination
@@ -163,8 +164,10 @@ def decompose_and_run(job, args):
     # gate=always: the programs are tiny, the cost model would keep them.
     options = "gate=always unroll=%d bidirectional=%s" % (
         variant["unroll"], variant["bidirectional"])
+    # Every collective the decomposition leaves becomes asynchronous too.
     pipeline = ("builtin.module(func.func(ovl-decompose-collective-einsum{%s},"
-                "ovl-async-collectives))" % options)
+                "ovl-async-collectives{kinds=permute,all_gather,"
+                "reduce_scatter,all_reduce}))" % options)
     opt = subprocess.run([args.overlap_opt, original, "--pass-pipeline=" + pipeline,
                           "-o", decomposed], capture_output=True, text=True)
     if opt.returncode != 0:
@@ -175,6 +178,9 @@ def decompose_and_run(job, args):
         return label, "the collective was not decomposed"
     if "ovl.collective_permute " in text:
         return label, "a blocking permute was left"
+    for blocking in ("ovl.all_gather ", "ovl.reduce_scatter ", "ovl.all_reduce "):
+        if blocking in text:
+            return label, "a blocking %s was left" % blocking.strip()
     error = run_program(args, decomposed, decomposed + ".out", original)
     if error:
         return label, "not equal to the original:\n" + error

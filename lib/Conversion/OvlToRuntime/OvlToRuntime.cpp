@@ -1,9 +1,9 @@
 //===- OvlToRuntime.cpp - Bufferized ovl ops to ovlrt calls ---------------===//
 //
-// Lowers the buffer forms of the collectives, the asynchronous permute pair
-// and partition_id to calls of the C runtime, and the token type to the
-// runtime's i64 request handle. Expects bufferized IR: tensor-level ovl ops
-// are reported as errors.
+// Lowers the buffer forms of the collectives, the asynchronous pairs
+// (permutes and all_gather / reduce_scatter / all_reduce) and partition_id to
+// calls of the C runtime, and the token type to the runtime's i64 request
+// handle. Expects bufferized IR: tensor-level ovl ops are reported as errors.
 //
 // The runtime ABI (runtime/README.md) takes, besides the buffers, a constant
 // i64 "config" array describing the op and a NUL-terminated location string:
@@ -195,7 +195,7 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
                                    unranked(adaptor.getOutput()), configView,
                                    where};
     SmallVector<Type> results;
-    if constexpr (std::is_same_v<OpTy, BufferPermuteStartOp>)
+    if constexpr (isStart)
       results.push_back(rewriter.getI64Type());
     func::FuncOp callee =
         lowering.abi.getFunction(("ovlrt_" + name + "_" + suffix).str(),
@@ -207,16 +207,26 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
   }
 
 private:
+  static constexpr bool isStart =
+      std::is_same_v<OpTy, BufferPermuteStartOp> ||
+      std::is_same_v<OpTy, BufferAllGatherStartOp> ||
+      std::is_same_v<OpTy, BufferReduceScatterStartOp> ||
+      std::is_same_v<OpTy, BufferAllReduceStartOp>;
+
   static int64_t getDim(OpTy op) {
-    if constexpr (std::is_same_v<OpTy, BufferAllGatherOp>)
+    if constexpr (std::is_same_v<OpTy, BufferAllGatherOp> ||
+                  std::is_same_v<OpTy, BufferAllGatherStartOp>)
       return op.getGatherDim();
-    else if constexpr (std::is_same_v<OpTy, BufferReduceScatterOp>)
+    else if constexpr (std::is_same_v<OpTy, BufferReduceScatterOp> ||
+                       std::is_same_v<OpTy, BufferReduceScatterStartOp>)
       return op.getScatterDim();
     return -1;
   }
   static ReductionKind getReduction(OpTy op) {
     if constexpr (std::is_same_v<OpTy, BufferReduceScatterOp> ||
-                  std::is_same_v<OpTy, BufferAllReduceOp>)
+                  std::is_same_v<OpTy, BufferAllReduceOp> ||
+                  std::is_same_v<OpTy, BufferReduceScatterStartOp> ||
+                  std::is_same_v<OpTy, BufferAllReduceStartOp>)
       return op.getReduction();
     return ReductionKind::Sum;
   }
@@ -231,28 +241,32 @@ private:
   std::string name;
 };
 
-/// `ovl.buffer.permute_done` -> `ovlrt_permute_done(token, where)`.
-struct PermuteDoneLowering : public OpConversionPattern<BufferPermuteDoneOp> {
-  PermuteDoneLowering(const TypeConverter &converter, MLIRContext *context,
-                      LoweringContext &lowering)
-      : OpConversionPattern(converter, context), lowering(lowering) {}
+/// `ovl.buffer.permute_done` -> `ovlrt_permute_done(token, where)`,
+/// `ovl.buffer.collective_done` -> `ovlrt_collective_done(token, where)`.
+template <typename OpTy>
+struct DoneLowering : public OpConversionPattern<OpTy> {
+  DoneLowering(const TypeConverter &converter, MLIRContext *context,
+               LoweringContext &lowering, StringRef callee)
+      : OpConversionPattern<OpTy>(converter, context), lowering(lowering),
+        callee(callee) {}
 
   LogicalResult
-  matchAndRewrite(BufferPermuteDoneOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value where =
         lowering.abi.getString(rewriter, loc, describeLocation(op.getLoc()));
     SmallVector<Value> operands = {adaptor.getToken(), where};
-    func::FuncOp callee = lowering.abi.getFunction(
-        "ovlrt_permute_done", ValueRange(operands).getTypes(), {});
-    func::CallOp::create(rewriter, loc, callee, operands);
+    func::FuncOp function =
+        lowering.abi.getFunction(callee, ValueRange(operands).getTypes(), {});
+    func::CallOp::create(rewriter, loc, function, operands);
     ++lowering.numCalls;
     rewriter.eraseOp(op);
     return success();
   }
 
   LoweringContext &lowering;
+  std::string callee;
 };
 
 /// `ovl.partition_id` -> `ovlrt_partition_id(config)`.
@@ -346,8 +360,17 @@ struct OvlLowerToRuntimePass
         converter, context, lowering, "permute");
     patterns.add<BufferCollectiveLowering<BufferPermuteStartOp>>(
         converter, context, lowering, "permute_start");
-    patterns.add<PermuteDoneLowering, PartitionIdLowering>(converter, context,
-                                                           lowering);
+    patterns.add<BufferCollectiveLowering<BufferAllGatherStartOp>>(
+        converter, context, lowering, "all_gather_start");
+    patterns.add<BufferCollectiveLowering<BufferReduceScatterStartOp>>(
+        converter, context, lowering, "reduce_scatter_start");
+    patterns.add<BufferCollectiveLowering<BufferAllReduceStartOp>>(
+        converter, context, lowering, "all_reduce_start");
+    patterns.add<DoneLowering<BufferPermuteDoneOp>>(
+        converter, context, lowering, "ovlrt_permute_done");
+    patterns.add<DoneLowering<BufferCollectiveDoneOp>>(
+        converter, context, lowering, "ovlrt_collective_done");
+    patterns.add<PartitionIdLowering>(converter, context, lowering);
 
     ConversionTarget target(*context);
     target.addIllegalDialect<OvlDialect>();

@@ -11,9 +11,14 @@
 //                                         MemRef1D<int64_t> *config,
 //                                         MemRef1D<int8_t> *where)
 //           <op>   = all_gather | reduce_scatter | all_reduce | permute
-//   int64_t _mlir_ciface_ovlrt_permute_start_<type>(same arguments)
+//   int64_t _mlir_ciface_ovlrt_<op>_start_<type>(same arguments)
+//           returns the request that the matching done completes
 //   void    _mlir_ciface_ovlrt_permute_done(int64_t request,
 //                                          MemRef1D<int8_t> *where)
+//   void    _mlir_ciface_ovlrt_collective_done(int64_t request,
+//                                             MemRef1D<int8_t> *where)
+//           completes an all_gather, reduce_scatter or all_reduce start
+//           (or a permute start)
 //   int64_t _mlir_ciface_ovlrt_partition_id(MemRef1D<int64_t> *config)
 //
 //   <type> = f32 | f64 | f16 | bf16 | i8 | i16 | i32 | i64

@@ -6,7 +6,7 @@
 // threads transport (ThreadsWorld) runs all devices as threads of this
 // process. Every call either completes or ends the process with a message
 // (see Errors.h): peers that disagree, a peer that never arrives (every wait
-// has a timeout) and misuse of asynchronous permutes are all reported.
+// has a timeout) and misuse of asynchronous calls are all reported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +28,10 @@ namespace ovlrt {
 struct Call;
 enum class CallKind;
 
-/// An asynchronous permute in flight, returned by permuteStart and consumed
-/// by permuteDone. A plain id, so compiled code can keep it in a register.
+/// An asynchronous call in flight: a permute, returned by permuteStart and
+/// consumed by permuteDone, or a collective, returned by allGatherStart,
+/// reduceScatterStart or allReduceStart and consumed by collectiveDone. A
+/// plain id, so compiled code can keep it in a register.
 struct Request {
   int64_t id = 0;
 };
@@ -76,13 +78,36 @@ public:
   Request permuteStart(const TensorView &in, const TensorView &out,
                        const Group &group, PermutePairs pairs, OpInfo op = {});
   /// Waits until this device's data of `request` has been delivered and its
-  /// own `out` has been filled.
+  /// own `out` has been filled. `request` must come from permuteStart.
   void permuteDone(Request request, OpInfo op = {});
 
-  /// Permutes started and not yet done.
+  /// Start `allGather`, `reduceScatter` and `allReduce` and return at once,
+  /// with the same checks and the same result (bit for bit). The start
+  /// takes its step on the group, so it matches the call the other members
+  /// issue at that point, blocking or not. Until collectiveDone, this device
+  /// must not modify `in` nor read `out`; the views' data (not their shape
+  /// arrays) must stay valid. `out` may alias `in`. Any number may be in
+  /// flight, with permutes, and their dones may come in any order.
+  Request allGatherStart(const TensorView &in, const TensorView &out,
+                         const Group &group, int64_t dim, OpInfo op = {});
+  Request reduceScatterStart(const TensorView &in, const TensorView &out,
+                             const Group &group, int64_t dim,
+                             Reduction reduction, OpInfo op = {});
+  Request allReduceStart(const TensorView &in, const TensorView &out,
+                         const Group &group, Reduction reduction,
+                         OpInfo op = {});
+  /// Waits until every member's contribution to `request` has arrived and
+  /// this device's `out` holds the result. Also completes a permute start,
+  /// like permuteDone. Without an op name, the done is named as in the
+  /// dialect: ovl.collective_done (ovl.collective_permute_done for a
+  /// permute).
+  void collectiveDone(Request request, OpInfo op = {});
+
+  /// Asynchronous calls (permutes and collectives) started and not yet done.
   int64_t numInFlight() const { return static_cast<int64_t>(inFlight.size()); }
-  /// Reports the end of this device's program as an error if permutes are
-  /// still in flight. Worlds call it when a device's program returns.
+  /// Reports the end of this device's program as an error if asynchronous
+  /// calls are still in flight. Worlds call it when a device's program
+  /// returns.
   void checkProgramEnd() const;
 
 protected:
@@ -94,21 +119,51 @@ protected:
   virtual void startPermute(const Call &call, Request request) = 0;
   /// Completes a started permute.
   virtual void finishPermute(Request request, const OpInfo &op) = 0;
+  /// Starts an all-gather, reduce-scatter or all-reduce: takes its step on
+  /// the group and sends (or posts) this device's contribution, which it
+  /// copies, as the device may go on computing. `call`'s shape arrays,
+  /// group and op strings are valid only during the start (the views' data
+  /// until the done); `request` is fresh and names it in finishCollective.
+  virtual void startCollective(const Call &call, Request request) = 0;
+  /// Completes a started collective: waits for the members' contributions
+  /// and writes this device's `out`.
+  virtual void finishCollective(Request request, const OpInfo &op) = 0;
 
   [[noreturn]] void fail(const OpInfo &op, const std::string &message) const;
 
 private:
   Call prepare(CallKind kind, const TensorView &in, const TensorView &out,
                const Group &group, const OpInfo &op) const;
+  /// The checked calls of the collectives, blocking or not.
+  Call prepareAllGather(const TensorView &in, const TensorView &out,
+                        const Group &group, int64_t dim,
+                        const OpInfo &op) const;
+  Call prepareReduceScatter(const TensorView &in, const TensorView &out,
+                            const Group &group, int64_t dim,
+                            Reduction reduction, const OpInfo &op) const;
+  Call prepareAllReduce(const TensorView &in, const TensorView &out,
+                        const Group &group, Reduction reduction,
+                        const OpInfo &op) const;
 
-  /// Where an in-flight permute was started, for error messages.
+  /// What an in-flight call is, and where it was started, for error
+  /// messages.
   struct InFlight {
+    CallKind kind;
     std::string opName, location;
   };
+  using InFlightTable = std::map<int64_t, InFlight>;
+
+  /// Enters a fresh request for `call` in the table of calls in flight.
+  Request track(const Call &call);
+  /// The entry of `request`, which `op` is to complete; reports a request
+  /// that is not in flight (`starts` names the calls that return the
+  /// requests `op` accepts, e.g. "permute start").
+  InFlightTable::iterator findInFlight(Request request, const OpInfo &op,
+                                       const char *starts);
 
   int64_t deviceId, worldSize;
   int64_t nextRequest = 1;
-  std::map<int64_t, InFlight> inFlight;
+  InFlightTable inFlight;
 };
 
 /// The device of the calling thread, so that entry points called from

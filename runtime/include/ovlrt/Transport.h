@@ -38,6 +38,26 @@ struct Call {
   PermutePairs pairs;
 };
 
+/// A copy of a collective's Call that owns everything the call points to
+/// but the views' data (shape arrays, group, op strings), so that the done
+/// of an asynchronous collective can combine into `out` after the caller's
+/// arguments are gone. Not copyable: the call points into it.
+class OwnedCall {
+public:
+  explicit OwnedCall(const Call &call);
+  OwnedCall(const OwnedCall &) = delete;
+  OwnedCall &operator=(const OwnedCall &) = delete;
+
+  const Call &get() const { return call; }
+
+private:
+  Group group;
+  std::string opName, location;
+  OwnedView in, out;
+  std::vector<int64_t> pairs;
+  Call call;
+};
+
 /// What peers compare to check that they take part in the same collective.
 /// It owns copies of everything, so it can outlive the call.
 struct CallDescriptor {

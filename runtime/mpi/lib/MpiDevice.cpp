@@ -15,7 +15,12 @@
 //   and checks theirs, then all-gathers the members' packed contributions
 //   (MPI_Iallgather of bytes) and combines them in group-index order with
 //   combineContributions: results are bit-identical to the threads
-//   transport's.
+//   transport's. An asynchronous collective's start does all of this up to
+//   posting the MPI_Iallgather, into buffers its pending entry owns; its
+//   done waits for it and combines. MPI_Ireduce_scatter_block and
+//   MPI_Iallreduce would move less data, but they combine in an order of
+//   MPI's choosing, so their floating-point results could differ from the
+//   blocking form's and the threads transport's.
 // - A permute start posts MPI_Irecv of the source's data (tag 2 * step)
 //   directly into `out` when it is dense, otherwise into a staging buffer
 //   copied out at the done, and MPI_Isend of `in` (packed when strided)
@@ -275,46 +280,74 @@ void MpiDevice::exchangeDescriptors(GroupState &group, const Call &call,
                call.op);
 }
 
-void MpiDevice::runCollective(const Call &call) {
+void MpiDevice::postGather(const Call &call, Gather &gather) {
   GroupState &group = groupFor(call.layout);
-  int64_t step = group.nextStep++;
-  int64_t size = call.layout.size();
+  gather.group = &group;
+  gather.step = group.nextStep++;
   int64_t bytes = contributionBytes(call);
-  std::vector<char> mine(bytes);
-  packContribution(call, mine.data());
-  if (size == 1) {
-    const void *contribution = mine.data();
-    combineContributions(call, &contribution);
+  gather.mine.resize(bytes);
+  packContribution(call, gather.mine.data());
+  // A group of one combines its own contribution at the end.
+  if (call.layout.size() == 1)
     return;
-  }
   if (group.comm == MPI_COMM_NULL)
-    meetGroup(group, call, step);
+    meetGroup(group, call, gather.step);
   else
-    exchangeDescriptors(group, call, step);
+    exchangeDescriptors(group, call, gather.step);
 
   // Every member is at this call and agrees on it: the all-gather matches.
   int count = byteCount(*this, call.op, bytes);
-  std::vector<char> all(bytes * size);
-  MPI_Request gather = MPI_REQUEST_NULL;
-  world.check(MPI_Iallgather(mine.data(), count, MPI_BYTE, all.data(), count,
-                             MPI_BYTE, group.comm, &gather),
+  gather.all.resize(bytes * call.layout.size());
+  world.check(MPI_Iallgather(gather.mine.data(), count, MPI_BYTE,
+                             gather.all.data(), count, MPI_BYTE, group.comm,
+                             &gather.request),
               id(), call.op, "all-gathering the contributions");
-  bool done = world.waitUntil(deadline(), id(), call.op, [&] {
+}
+
+void MpiDevice::combineGather(const Call &call, Gather &gather,
+                              const OpInfo &op) {
+  int64_t size = call.layout.size();
+  if (size == 1) {
+    const void *contribution = gather.mine.data();
+    combineContributions(call, &contribution);
+    return;
+  }
+  bool done = world.waitUntil(deadline(), id(), op, [&] {
     int complete = 0;
-    world.check(MPI_Test(&gather, &complete, MPI_STATUS_IGNORE), id(), call.op,
-                "all-gathering the contributions");
+    world.check(MPI_Test(&gather.request, &complete, MPI_STATUS_IGNORE), id(),
+                op, "all-gathering the contributions");
     return complete != 0;
   });
   if (!done)
     failTimedOut("the members' contributions to " +
-                     describeStep(describeCall(call), step) +
+                     describeStep(describeCall(call), gather.step) +
                      " (every member had reached it)",
-                 call.op);
+                 op);
+  int64_t bytes = static_cast<int64_t>(gather.mine.size());
   std::vector<const void *> contributions(size);
   for (int64_t i = 0; i < size; ++i)
-    contributions[i] =
-        all.data() + commRank(group, call.layout.members[i]) * bytes;
+    contributions[i] = gather.all.data() +
+                       commRank(*gather.group, call.layout.members[i]) * bytes;
   combineContributions(call, contributions.data());
+}
+
+void MpiDevice::runCollective(const Call &call) {
+  Gather gather;
+  postGather(call, gather);
+  combineGather(call, gather, call.op);
+}
+
+void MpiDevice::startCollective(const Call &call, Request request) {
+  PendingCollective &collective =
+      collectives.try_emplace(request.id, call).first->second;
+  postGather(call, collective.gather);
+}
+
+void MpiDevice::finishCollective(Request request, const OpInfo &op) {
+  auto it = collectives.find(request.id);
+  PendingCollective &collective = it->second;
+  combineGather(collective.call.get(), collective.gather, op);
+  collectives.erase(it);
 }
 
 void MpiDevice::startPermute(const Call &call, Request request) {

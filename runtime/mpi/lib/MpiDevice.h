@@ -56,9 +56,39 @@ private:
                                MPI_REQUEST_NULL};
   };
 
+  /// A collective from the post of its all-gather to the combination: the
+  /// two halves of a blocking collective, or an asynchronous one between
+  /// its start and its done. MPI reads and writes the buffers until the
+  /// all-gather completes, so they live here.
+  struct Gather {
+    GroupState *group = nullptr;
+    int64_t step = 0;
+    /// This device's packed contribution, and every member's by rank.
+    std::vector<char> mine, all;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  /// An asynchronous collective between its start and its done.
+  struct PendingCollective {
+    explicit PendingCollective(const Call &call) : call(call) {}
+    OwnedCall call;
+    Gather gather;
+  };
+
   void runCollective(const Call &call) override;
   void startPermute(const Call &call, Request request) override;
   void finishPermute(Request request, const OpInfo &op) override;
+  void startCollective(const Call &call, Request request) override;
+  void finishCollective(Request request, const OpInfo &op) override;
+
+  /// Takes the call's step on its group, meets the group or exchanges
+  /// descriptors with its members (every member is then at this call and
+  /// agrees on it), packs this device's contribution and posts the
+  /// all-gather of the contributions.
+  void postGather(const Call &call, Gather &gather);
+  /// Waits for the all-gather and computes `call.out` from the members'
+  /// contributions; `op` is the call that waits.
+  void combineGather(const Call &call, Gather &gather, const OpInfo &op);
 
   GroupState &groupFor(const GroupLayout &layout);
   /// The first call on a group: exchanges descriptors with every member
@@ -97,6 +127,7 @@ private:
   int64_t launch;
   std::map<MemberSet, GroupState> groups;
   std::map<int64_t, Pending> pending;
+  std::map<int64_t, PendingCollective> collectives;
 };
 
 } // namespace mpi

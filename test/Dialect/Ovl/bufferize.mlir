@@ -61,3 +61,39 @@ func.func @ring_unrolled(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %acc0: tenso
   }
   return %r#2 : tensor<4x16xf32>
 }
+
+// -----
+
+shard.grid @torus(shape = 2x4)
+
+/// Asynchronous all_gather, reduce_scatter and all_reduce: the start writes
+/// its destination (a fresh buffer, no copy), the done returns it. A write
+/// to a start's input while the transfer is in flight goes to a copy: the
+/// in-flight buffer is neither reused nor overwritten before the done.
+// CHECK-LABEL: func.func @async_collectives
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<8x16xf32>, %[[C:[a-z0-9]+]]: f32)
+// CHECK: %[[G:.+]] = memref.alloc() {{.*}} : memref<16x16xf32>
+// CHECK: %[[TG:.+]] = ovl.buffer.all_gather_start %[[X]] into %[[G]] on @torus axes [0] dim 0 : memref<8x16xf32>, memref<16x16xf32>
+// CHECK: %[[S:.+]] = memref.alloc() {{.*}} : memref<8x4xf32>
+// CHECK: %[[TS:.+]] = ovl.buffer.reduce_scatter_start %[[X]] into %[[S]] on @torus axes [1] dim 1 reduce max : memref<8x16xf32>, memref<8x4xf32>
+// CHECK: %[[R:.+]] = memref.alloc() {{.*}} : memref<8x16xf32>
+// CHECK: %[[TR:.+]] = ovl.buffer.all_reduce_start %[[X]] into %[[R]] on @torus axes [0, 1] : memref<8x16xf32>, memref<8x16xf32>
+// CHECK: %[[F:.+]] = memref.alloc() {{.*}} : memref<8x16xf32>
+// CHECK: linalg.fill ins(%[[C]] : f32) outs(%[[F]] : memref<8x16xf32>)
+// CHECK: ovl.buffer.collective_done %[[TG]] keep(%[[X]]) into %[[G]] : memref<8x16xf32>, memref<16x16xf32>
+// CHECK: ovl.buffer.collective_done %[[TS]] keep(%[[X]]) into %[[S]] : memref<8x16xf32>, memref<8x4xf32>
+// CHECK: ovl.buffer.collective_done %[[TR]] keep(%[[X]]) into %[[R]] : memref<8x16xf32>, memref<8x16xf32>
+// CHECK: return %[[G]], %[[S]], %[[R]], %[[F]]
+func.func @async_collectives(%x: tensor<8x16xf32>, %c: f32) -> (tensor<16x16xf32>, tensor<8x4xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
+  %eg = tensor.empty() : tensor<16x16xf32>
+  %pg, %tg = ovl.all_gather_start %x into %eg on @torus axes [0] dim 0 : tensor<8x16xf32> -> tensor<16x16xf32>
+  %es = tensor.empty() : tensor<8x4xf32>
+  %ps, %ts = ovl.reduce_scatter_start %x into %es on @torus axes [1] dim 1 reduce max : tensor<8x16xf32> -> tensor<8x4xf32>
+  %er = tensor.empty() : tensor<8x16xf32>
+  %pr, %tr = ovl.all_reduce_start %x into %er on @torus axes [0, 1] : tensor<8x16xf32> -> tensor<8x16xf32>
+  %filled = linalg.fill ins(%c : f32) outs(%x : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %g = ovl.collective_done %tg keep(%x : tensor<8x16xf32>) into %pg : tensor<16x16xf32>
+  %s = ovl.collective_done %ts keep(%x : tensor<8x16xf32>) into %ps : tensor<8x4xf32>
+  %r = ovl.collective_done %tr keep(%x : tensor<8x16xf32>) into %pr : tensor<8x16xf32>
+  return %g, %s, %r, %filled : tensor<16x16xf32>, tensor<8x4xf32>, tensor<8x16xf32>, tensor<8x16xf32>
+}

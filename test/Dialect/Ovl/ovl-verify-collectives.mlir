@@ -318,3 +318,66 @@ func.func @fine(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %sum = arith.addf %last, %scaled : tensor<8x8xf32>
   return %sum : tensor<8x8xf32>
 }
+
+// -----
+
+// The asynchronous all_gather, reduce_scatter and all_reduce obey the same
+// rules as permutes: the pending result is read only through the done, and
+// in buffer form neither buffer is touched while the transfer is in flight.
+shard.grid @ring(shape = 4)
+
+func.func @gather_pending_read_early(%a: tensor<2xf32>) -> (f32, tensor<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %buf = bufferization.alloc_tensor() : tensor<8xf32>
+  // expected-note @below {{the transfer into it}}
+  %p, %t = ovl.all_gather_start %a into %buf on @ring axes [0] dim 0 : tensor<2xf32> -> tensor<8xf32>
+  // expected-error @below {{reads the receive buffer of an asynchronous collective before its done}}
+  %early = tensor.extract %p[%c0] : tensor<8xf32>
+  %d = ovl.collective_done %t keep(%a : tensor<2xf32>) into %p : tensor<8xf32>
+  return %early, %d : f32, tensor<8xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @buffer_scatter_receive_read_early(%in: memref<8xf32>, %out: memref<2xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-note @below {{the transfer}}
+  %t = ovl.buffer.reduce_scatter_start %in into %out on @ring axes [0] dim 0 : memref<8xf32>, memref<2xf32>
+  // expected-error @below {{reads the receive buffer of an in-flight collective before its done}}
+  %v = memref.load %out[%c0] : memref<2xf32>
+  // expected-note @below {{its done}}
+  ovl.buffer.collective_done %t keep(%in) into %out : memref<8xf32>, memref<2xf32>
+  return %v : f32
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @buffer_reduce_send_overwritten(%in: memref<4xf32>, %out: memref<4xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  // expected-note @below {{the transfer}}
+  %t = ovl.buffer.all_reduce_start %in into %out on @ring axes [0] : memref<4xf32>, memref<4xf32>
+  // expected-error @below {{writes the send buffer of an in-flight collective before its done}}
+  memref.store %v, %in[%c0] : memref<4xf32>
+  // expected-note @below {{its done}}
+  ovl.buffer.collective_done %t keep(%in) into %out : memref<4xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @gather_never_awaited(%a: tensor<2xf32>, %buf: tensor<8xf32>, %n: index) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %p, %t = ovl.all_gather_start %a into %buf on @ring axes [0] dim 0 : tensor<2xf32> -> tensor<8xf32>
+  // expected-error @below {{token #1 of 'scf.for' is never awaited}}
+  %lp, %lt = scf.for %i = %c0 to %n step %c1 iter_args(%ap = %p, %at = %t) -> (tensor<8xf32>, !ovl.token) {
+    scf.yield %ap, %at : tensor<8xf32>, !ovl.token
+  }
+  return %a : tensor<2xf32>
+}

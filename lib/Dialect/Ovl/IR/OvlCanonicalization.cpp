@@ -1,8 +1,8 @@
 //===- OvlCanonicalization.cpp - Canonicalization of ovl ops --------------===//
 //
-// Rewrites that are plainly right: a collective over a group of one device,
-// or a permute whose pairs keep every shard in place, is the identity; a
-// partition id in a one-device group is zero.
+// Rewrites that are plainly right: a collective over a group of one device
+// (blocking or a start/done pair), or a permute whose pairs keep every shard
+// in place, is the identity; a partition id in a one-device group is zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +84,32 @@ struct FoldTrivialPermuteDone
   }
 };
 
+/// An asynchronous all_gather, reduce_scatter or all_reduce in a group of
+/// one device: the done's result is the data that was kept.
+struct FoldSingleDeviceCollectiveDone
+    : public OpRewritePattern<CollectiveDoneOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CollectiveDoneOp done,
+                                PatternRewriter &rewriter) const override {
+    AsyncStartOpInterface start = done.getStartOp();
+    if (!start)
+      return rewriter.notifyMatchFailure(done, "start is not visible");
+    auto collective = cast<CollectiveOpInterface>(start.getOperation());
+    if (!isSingleDeviceGroup(start, collective.getGridAttr(),
+                             collective.getGridAxes()))
+      return rewriter.notifyMatchFailure(done,
+                                         "group has more than one device");
+    if (done.getKeep().getType() != done.getType())
+      return rewriter.notifyMatchFailure(done, "input and result types differ");
+    if (!start.getPending().hasOneUse())
+      return rewriter.notifyMatchFailure(done, "pending tensor has other uses");
+    rewriter.replaceOp(done, done.getKeep());
+    rewriter.eraseOp(start);
+    return success();
+  }
+};
+
 /// partition_id in a one-device group is 0.
 struct FoldSingleDevicePartitionId : public OpRewritePattern<PartitionIdOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -122,6 +148,11 @@ void CollectivePermuteOp::getCanonicalizationPatterns(
 void CollectivePermuteDoneOp::getCanonicalizationPatterns(
     RewritePatternSet &results, MLIRContext *context) {
   results.add<FoldTrivialPermuteDone>(context);
+}
+
+void CollectiveDoneOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                   MLIRContext *context) {
+  results.add<FoldSingleDeviceCollectiveDone>(context);
 }
 
 void PartitionIdOp::getCanonicalizationPatterns(RewritePatternSet &results,

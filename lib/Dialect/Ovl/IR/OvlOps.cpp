@@ -610,27 +610,33 @@ Type CollectivePermuteOp::getPayloadType() { return getInput().getType(); }
 // CollectivePermuteStartOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CollectivePermuteStartOp::verify() {
-  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
-      failed(verifyPairsLocally(*this, getPairs())))
-    return failure();
-  size_t uses = std::distance(getToken().use_begin(), getToken().use_end());
+/// A start's token has one use, in the start's block: the done, or a
+/// region terminator that carries it on.
+static LogicalResult verifyTokenUse(Operation *start, Value token,
+                                    StringRef doneName) {
+  size_t uses = std::distance(token.use_begin(), token.use_end());
   if (uses != 1)
-    return emitOpError("token must have exactly one use, the matching "
-                       "'ovl.collective_permute_done' or a region terminator "
-                       "that carries it on, but has ")
-           << uses;
+    return start->emitOpError("token must have exactly one use, the matching '")
+           << doneName
+           << "' or a region terminator that carries it on, but has " << uses;
   // A use nested in a region would run on some paths only (a done in one
   // branch of an scf.if) or on every iteration (a done inside a loop).
-  Operation *user = *getToken().user_begin();
-  if (user->getBlock() != (*this)->getBlock()) {
-    Operation *around = (*this)->getBlock()->findAncestorOpInBlock(*user);
-    return emitOpError("token is used inside a region of '")
+  Operation *user = *token.user_begin();
+  if (user->getBlock() != start->getBlock()) {
+    Operation *around = start->getBlock()->findAncestorOpInBlock(*user);
+    return start->emitOpError("token is used inside a region of '")
            << (around ? around : user)->getName()
            << "'; consume it in the start's block, or carry it through that "
               "op's operands and results";
   }
   return success();
+}
+
+LogicalResult CollectivePermuteStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifyPairsLocally(*this, getPairs())))
+    return failure();
+  return verifyTokenUse(*this, getToken(), "ovl.collective_permute_done");
 }
 
 LogicalResult
@@ -666,34 +672,164 @@ CollectivePermuteStartOp CollectivePermuteDoneOp::getStartOp() {
   return getToken().getDefiningOp<CollectivePermuteStartOp>();
 }
 
-LogicalResult CollectivePermuteDoneOp::verify() {
+/// A done waits in the block of its token, on a token of a start of its
+/// kind, with that start's pending value and input.
+static LogicalResult verifyDone(Operation *done, Value token, Value keep,
+                                Value pending, bool permute) {
   // The same rule for a token carried in as a block argument or out as a
   // region op's result: the done runs exactly where the token is defined.
-  if (getToken().getParentBlock() != (*this)->getBlock())
-    return emitOpError("token is defined in another block: a done must be "
-                       "in the block of its token, so that it runs once on "
-                       "every path");
-  Operation *producer = getToken().getDefiningOp();
+  if (token.getParentBlock() != done->getBlock())
+    return done->emitOpError("token is defined in another block: a done must "
+                             "be in the block of its token, so that it runs "
+                             "once on every path");
+  Operation *producer = token.getDefiningOp();
   if (!producer)
     return success();
-  auto start = dyn_cast<CollectivePermuteStartOp>(producer);
-  if (!start) {
+  auto start = dyn_cast<AsyncStartOpInterface>(producer);
+  StringRef expected =
+      permute ? "an 'ovl.collective_permute_start'"
+              : "an 'ovl.all_gather_start', 'ovl.reduce_scatter_start' or "
+                "'ovl.all_reduce_start'";
+  if (!start || isa<CollectivePermuteStartOp>(producer) != permute) {
     // A loop or branch op may carry the token through its regions.
-    if (isa<RegionBranchOpInterface>(producer))
+    if (!start && isa<RegionBranchOpInterface>(producer))
       return success();
-    return emitOpError("token must come from an "
-                       "'ovl.collective_permute_start', directly or through "
-                       "a region's arguments and results, but comes from '")
-           << producer->getName() << "'";
+    InFlightDiagnostic diag = done->emitOpError("token must come from ")
+                              << expected
+                              << ", directly or through a region's arguments "
+                                 "and results, but comes from '"
+                              << producer->getName() << "'";
+    if (start)
+      diag << "; its done is '"
+           << (permute ? "ovl.collective_done" : "ovl.collective_permute_done")
+           << "'";
+    return diag;
   }
-  if (getPending() != start.getPending())
-    return emitOpError("pending operand must be the pending result of the "
-                       "start that produced the token");
-  if (getKeep() != start.getInput())
-    return emitOpError("keep operand must be the input of the start that "
-                       "produced the token, so that its buffer stays intact "
-                       "until the send completes");
+  if (pending != start.getPending())
+    return done->emitOpError("pending operand must be the pending result of "
+                             "the start that produced the token");
+  if (keep != start.getInput())
+    return done->emitOpError("keep operand must be the input of the start "
+                             "that produced the token, so that its buffer "
+                             "stays intact until the send completes");
   return success();
+}
+
+LogicalResult CollectivePermuteDoneOp::verify() {
+  return verifyDone(*this, getToken(), getKeep(), getPending(),
+                    /*permute=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// AllGatherStartOp / ReduceScatterStartOp / AllReduceStartOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllGatherStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifySameRankCollective(*this, "gather", getGatherDim(),
+                                      getInput().getType(),
+                                      getDest().getType())))
+    return failure();
+  return verifyTokenUse(*this, getToken(), "ovl.collective_done");
+}
+
+LogicalResult
+AllGatherStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyGatherFactor(*this, getInput().getType(), getDest().getType(),
+                            getGatherDim(), *groupSize);
+}
+
+std::optional<int64_t>
+AllGatherStartOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  return (groupSize - 1) * *bytes;
+}
+
+std::optional<CollectiveKind> AllGatherStartOp::getCollectiveKind() {
+  return CollectiveKind::AllGather;
+}
+
+Type AllGatherStartOp::getPayloadType() { return getInput().getType(); }
+
+LogicalResult ReduceScatterStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())) ||
+      failed(verifySameRankCollective(*this, "scatter", getScatterDim(),
+                                      getInput().getType(),
+                                      getDest().getType())))
+    return failure();
+  return verifyTokenUse(*this, getToken(), "ovl.collective_done");
+}
+
+LogicalResult
+ReduceScatterStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyScatterFactor(*this, getInput().getType(), getDest().getType(),
+                             getScatterDim(), *groupSize);
+}
+
+std::optional<int64_t>
+ReduceScatterStartOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getDest().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  return (groupSize - 1) * *bytes;
+}
+
+std::optional<CollectiveKind> ReduceScatterStartOp::getCollectiveKind() {
+  return CollectiveKind::ReduceScatter;
+}
+
+Type ReduceScatterStartOp::getPayloadType() { return getDest().getType(); }
+
+LogicalResult AllReduceStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifyTokenUse(*this, getToken(), "ovl.collective_done");
+}
+
+LogicalResult
+AllReduceStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+}
+
+std::optional<int64_t>
+AllReduceStartOp::getBytesSentPerDevice(int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  // A reduce-scatter then an all-gather of 1/N of the tensor each step.
+  return 2 * (groupSize - 1) * *bytes / groupSize;
+}
+
+std::optional<CollectiveKind> AllReduceStartOp::getCollectiveKind() {
+  return CollectiveKind::AllReduce;
+}
+
+Type AllReduceStartOp::getPayloadType() { return getInput().getType(); }
+
+//===----------------------------------------------------------------------===//
+// CollectiveDoneOp
+//===----------------------------------------------------------------------===//
+
+AsyncStartOpInterface CollectiveDoneOp::getStartOp() {
+  auto start = getToken().getDefiningOp<AsyncStartOpInterface>();
+  return start && !isa<CollectivePermuteStartOp>(start.getOperation())
+             ? start
+             : AsyncStartOpInterface();
+}
+
+LogicalResult CollectiveDoneOp::verify() {
+  return verifyDone(*this, getToken(), getKeep(), getPending(),
+                    /*permute=*/false);
 }
 
 //===----------------------------------------------------------------------===//
@@ -786,6 +922,51 @@ BufferPermuteStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(groupSize))
     return failure();
   return verifyPairsInGroup(*this, getPairs(), *groupSize);
+}
+
+LogicalResult BufferAllGatherStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "gather", getGatherDim(),
+                                  getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferAllGatherStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyGatherFactor(*this, getInput().getType(), getOutput().getType(),
+                            getGatherDim(), *groupSize);
+}
+
+LogicalResult BufferReduceScatterStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameRankCollective(*this, "scatter", getScatterDim(),
+                                  getInput().getType(), getOutput().getType());
+}
+
+LogicalResult BufferReduceScatterStartOp::verifySymbolUses(
+    SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize =
+      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyScatterFactor(*this, getInput().getType(), getOutput().getType(),
+                             getScatterDim(), *groupSize);
+}
+
+LogicalResult BufferAllReduceStartOp::verify() {
+  if (failed(verifyAxesLocally(*this, getGridAxes())))
+    return failure();
+  return verifySameShape(*this, getInput().getType(), getOutput().getType());
+}
+
+LogicalResult
+BufferAllReduceStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
 }
 
 #define GET_OP_CLASSES

@@ -1,10 +1,12 @@
-//===- AsyncCollectives.cpp - Blocking permutes to start/done pairs -------===//
+//===- AsyncCollectives.cpp - Blocking collectives to start/done pairs ----===//
 //
 // Splits each ovl.collective_permute into a start at its place and a done
 // before the first use of its result, and picks each start's destination so
 // that the ring loops of the decomposition double-buffer: the permutes of
 // one chain (a permute whose input comes from the previous one, directly or
-// through an einsum's accumulator) take turns between two buffers.
+// through an einsum's accumulator) take turns between two buffers. The
+// other collectives, when asked for, split the same way into a fresh
+// destination.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ovl-async-collectives"
 
@@ -63,6 +67,61 @@ Operation *getAncestorIn(Block *block, Operation *op) {
   while (op && op->getBlock() != block)
     op = op->getParentOp();
   return op;
+}
+
+/// Sets the insertion point right before the first use of `result` in
+/// `op`'s block, or after `start` when nothing uses it: everything in
+/// between overlaps the transfer.
+void setInsertionPointBeforeFirstUse(OpBuilder &builder, Value result,
+                                     Operation *op, Operation *start) {
+  Block *block = op->getBlock();
+  Operation *firstUse = nullptr;
+  for (Operation *user : result.getUsers()) {
+    Operation *ancestor = getAncestorIn(block, user);
+    if (!firstUse || ancestor->isBeforeInBlock(firstUse))
+      firstUse = ancestor;
+  }
+  if (firstUse)
+    builder.setInsertionPoint(firstUse);
+  else
+    builder.setInsertionPointAfter(start);
+}
+
+/// The start of an asynchronous form of `op` into `dest`.
+Operation *createStart(OpBuilder &builder, AllGatherOp op, Value dest) {
+  return AllGatherStartOp::create(builder, op.getLoc(), op.getInput(), dest,
+                                  op.getGridAttr(), op.getGridAxesAttr(),
+                                  op.getGatherDimAttr());
+}
+Operation *createStart(OpBuilder &builder, ReduceScatterOp op, Value dest) {
+  return ReduceScatterStartOp::create(
+      builder, op.getLoc(), op.getInput(), dest, op.getGridAttr(),
+      op.getGridAxesAttr(), op.getScatterDimAttr(), op.getReductionAttr());
+}
+Operation *createStart(OpBuilder &builder, AllReduceOp op, Value dest) {
+  return AllReduceStartOp::create(builder, op.getLoc(), op.getInput(), dest,
+                                  op.getGridAttr(), op.getGridAxesAttr(),
+                                  op.getReductionAttr());
+}
+
+/// Splits every `OpTy` under `root` into a start and a done.
+template <typename OpTy> unsigned splitCollectives(Operation *root) {
+  SmallVector<OpTy> ops;
+  root->walk([&](OpTy op) { ops.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  for (OpTy op : ops) {
+    LLVM_DEBUG(llvm::dbgs()
+               << "ovl-async-collectives: splitting " << op << "\n");
+    rewriter.setInsertionPoint(op);
+    Value dest = createReceiveBuffer(rewriter, op.getLoc(), op.getType());
+    auto start = cast<AsyncStartOpInterface>(createStart(rewriter, op, dest));
+    setInsertionPointBeforeFirstUse(rewriter, op.getResult(), op, start);
+    auto done = CollectiveDoneOp::create(rewriter, op.getLoc(), op.getType(),
+                                         start.getToken(), op.getInput(),
+                                         start.getPending());
+    rewriter.replaceOp(op, done.getResult());
+  }
+  return ops.size();
 }
 
 } // namespace
@@ -134,19 +193,8 @@ unsigned mlir::ovl::makePermutesAsynchronous(Operation *root) {
         permute.getGridAxesAttr(), permute.getPairsAttr());
     startOf[permute] = start;
 
-    // The done goes right before the first use of the result, so that
-    // everything in between overlaps the transfer.
-    Block *block = permute->getBlock();
-    Operation *firstUse = nullptr;
-    for (Operation *user : permute.getResult().getUsers()) {
-      Operation *ancestor = getAncestorIn(block, user);
-      if (!firstUse || ancestor->isBeforeInBlock(firstUse))
-        firstUse = ancestor;
-    }
-    if (firstUse)
-      rewriter.setInsertionPoint(firstUse);
-    else
-      rewriter.setInsertionPointAfter(start);
+    setInsertionPointBeforeFirstUse(rewriter, permute.getResult(), permute,
+                                    start);
     auto done = CollectivePermuteDoneOp::create(
         rewriter, loc, permute.getResult().getType(), start.getToken(),
         permute.getInput(), start.getPending());
@@ -155,14 +203,52 @@ unsigned mlir::ovl::makePermutesAsynchronous(Operation *root) {
   return permutes.size();
 }
 
+unsigned mlir::ovl::makeCollectivesAsynchronous(Operation *root,
+                                                ArrayRef<AsyncKind> kinds) {
+  unsigned count = 0;
+  if (llvm::is_contained(kinds, AsyncKind::AllGather))
+    count += splitCollectives<AllGatherOp>(root);
+  if (llvm::is_contained(kinds, AsyncKind::ReduceScatter))
+    count += splitCollectives<ReduceScatterOp>(root);
+  if (llvm::is_contained(kinds, AsyncKind::AllReduce))
+    count += splitCollectives<AllReduceOp>(root);
+  return count;
+}
+
 namespace {
 struct OvlAsyncCollectivesPass
     : public ovl::impl::OvlAsyncCollectivesPassBase<OvlAsyncCollectivesPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    numPermutes += makePermutesAsynchronous(getOperation());
+  LogicalResult initialize(MLIRContext *context) override {
+    chosen.clear();
+    for (const std::string &kind : kinds) {
+      std::optional<AsyncKind> parsed =
+          llvm::StringSwitch<std::optional<AsyncKind>>(kind)
+              .Case("permute", AsyncKind::Permute)
+              .Case("all_gather", AsyncKind::AllGather)
+              .Case("reduce_scatter", AsyncKind::ReduceScatter)
+              .Case("all_reduce", AsyncKind::AllReduce)
+              .Default(std::nullopt);
+      if (!parsed)
+        return emitError(UnknownLoc::get(context))
+               << "ovl-async-collectives: unknown kind '" << kind
+               << "' in kinds; expected permute, all_gather, reduce_scatter "
+                  "or all_reduce";
+      chosen.push_back(*parsed);
+    }
+    if (chosen.empty())
+      chosen.push_back(AsyncKind::Permute);
+    return success();
   }
+
+  void runOnOperation() override {
+    if (llvm::is_contained(chosen, AsyncKind::Permute))
+      numPermutes += makePermutesAsynchronous(getOperation());
+    numCollectives += makeCollectivesAsynchronous(getOperation(), chosen);
+  }
+
+  SmallVector<AsyncKind> chosen;
 };
 } // namespace
 

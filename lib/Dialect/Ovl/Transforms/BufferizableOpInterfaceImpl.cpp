@@ -1,7 +1,8 @@
 //===- BufferizableOpInterfaceImpl.cpp - Bufferizing ovl ops --------------===//
 //
 // Blocking collectives read their input and write a fresh buffer. The
-// asynchronous pair is in destination-passing style: the start writes (later)
+// asynchronous pairs (permutes and the other collectives alike) are in
+// destination-passing style: the start writes (later)
 // into its destination without reading it, so an out-of-place destination is
 // an allocation without a copy; the done must stay in place on the pending
 // buffer, where the data lands, and reads the send buffer (`keep`) so that no
@@ -102,21 +103,61 @@ struct BlockingCollectiveInterface
   }
 };
 
-/// collective_permute_start: reads its input, will write its destination.
-struct PermuteStartInterface
-    : public BufferizableOpInterface::ExternalModel<PermuteStartInterface,
-                                                    CollectivePermuteStartOp> {
+/// Creates the buffer form of an asynchronous start; returns its token.
+Value createBufferStart(RewriterBase &rewriter, CollectivePermuteStartOp op,
+                        Value input, Value dest) {
+  return BufferPermuteStartOp::create(rewriter, op.getLoc(), input, dest,
+                                      op.getGridAttr(), op.getGridAxesAttr(),
+                                      op.getPairsAttr());
+}
+Value createBufferStart(RewriterBase &rewriter, AllGatherStartOp op,
+                        Value input, Value dest) {
+  return BufferAllGatherStartOp::create(rewriter, op.getLoc(), input, dest,
+                                        op.getGridAttr(), op.getGridAxesAttr(),
+                                        op.getGatherDimAttr());
+}
+Value createBufferStart(RewriterBase &rewriter, ReduceScatterStartOp op,
+                        Value input, Value dest) {
+  return BufferReduceScatterStartOp::create(
+      rewriter, op.getLoc(), input, dest, op.getGridAttr(),
+      op.getGridAxesAttr(), op.getScatterDimAttr(), op.getReductionAttr());
+}
+Value createBufferStart(RewriterBase &rewriter, AllReduceStartOp op,
+                        Value input, Value dest) {
+  return BufferAllReduceStartOp::create(rewriter, op.getLoc(), input, dest,
+                                        op.getGridAttr(), op.getGridAxesAttr(),
+                                        op.getReductionAttr());
+}
+
+/// Creates the buffer form of a done.
+void createBufferDone(RewriterBase &rewriter, CollectivePermuteDoneOp op,
+                      Value keep, Value pending) {
+  BufferPermuteDoneOp::create(rewriter, op.getLoc(), op.getToken(), keep,
+                              pending);
+}
+void createBufferDone(RewriterBase &rewriter, CollectiveDoneOp op, Value keep,
+                      Value pending) {
+  BufferCollectiveDoneOp::create(rewriter, op.getLoc(), op.getToken(), keep,
+                                 pending);
+}
+
+/// A start (permute, all_gather, reduce_scatter, all_reduce): reads its
+/// input, will write its destination.
+template <typename OpTy>
+struct AsyncStartInterface
+    : public BufferizableOpInterface::ExternalModel<AsyncStartInterface<OpTy>,
+                                                    OpTy> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
-    return operand.get() == cast<CollectivePermuteStartOp>(op).getInput();
+    return operand.get() == cast<OpTy>(op).getInput();
   }
   bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
                                const AnalysisState &) const {
-    return operand.get() == cast<CollectivePermuteStartOp>(op).getDest();
+    return operand.get() == cast<OpTy>(op).getDest();
   }
   AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                       const AnalysisState &) const {
-    auto start = cast<CollectivePermuteStartOp>(op);
+    auto start = cast<OpTy>(op);
     if (&operand != &start.getDestMutable())
       return {};
     return {{start.getPending(), BufferRelation::Equivalent}};
@@ -127,7 +168,7 @@ struct PermuteStartInterface
   /// before the data has arrived.
   LogicalResult verifyAnalysis(Operation *op,
                                const AnalysisState &state) const {
-    Value pending = cast<CollectivePermuteStartOp>(op).getPending();
+    Value pending = cast<OpTy>(op).getPending();
     for (OpOperand &use : pending.getUses()) {
       auto yield = dyn_cast<scf::YieldOp>(use.getOwner());
       auto loop = yield ? dyn_cast<scf::ForOp>(yield->getParentOp()) : nullptr;
@@ -148,31 +189,30 @@ struct PermuteStartInterface
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto start = cast<CollectivePermuteStartOp>(op);
+    auto start = cast<OpTy>(op);
     FailureOr<Value> input =
         getBuffer(rewriter, start.getInput(), options, state);
     FailureOr<Value> dest =
         getBuffer(rewriter, start.getDest(), options, state);
     if (failed(input) || failed(dest))
       return failure();
-    auto token = BufferPermuteStartOp::create(
-        rewriter, op->getLoc(), *input, *dest, start.getGridAttr(),
-        start.getGridAxesAttr(), start.getPairsAttr());
-    replaceOpWithBufferizedValues(rewriter, op, {*dest, token.getToken()});
+    Value token = createBufferStart(rewriter, start, *input, *dest);
+    replaceOpWithBufferizedValues(rewriter, op, {*dest, token});
     return success();
   }
 };
 
-/// collective_permute_done: its result is the pending buffer, where the
-/// data has landed. The write is the start's (to its destination); the done
-/// only reads (keep: the send buffer stays intact until now). Declaring the
-/// done a write of the pending tensor that must stay in place made a pair
-/// inside an scf.if unbufferizable: the if's result joins the pending
-/// buffer's alias set with the other branch's value, a conflict no copy
-/// could resolve.
-struct PermuteDoneInterface
-    : public BufferizableOpInterface::ExternalModel<PermuteDoneInterface,
-                                                    CollectivePermuteDoneOp> {
+/// A done (collective_permute_done, collective_done): its result is the
+/// pending buffer, where the data has landed. The write is the start's (to
+/// its destination); the done only reads (keep: the send buffer stays intact
+/// until now). Declaring the done a write of the pending tensor that must
+/// stay in place made a pair inside an scf.if unbufferizable: the if's
+/// result joins the pending buffer's alias set with the other branch's
+/// value, a conflict no copy could resolve.
+template <typename OpTy>
+struct AsyncDoneInterface
+    : public BufferizableOpInterface::ExternalModel<AsyncDoneInterface<OpTy>,
+                                                    OpTy> {
   bool bufferizesToMemoryRead(Operation *, OpOperand &,
                               const AnalysisState &) const {
     return true;
@@ -183,7 +223,7 @@ struct PermuteDoneInterface
   }
   AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                       const AnalysisState &) const {
-    auto done = cast<CollectivePermuteDoneOp>(op);
+    auto done = cast<OpTy>(op);
     if (&operand != &done.getPendingMutable())
       return {};
     return {{done.getResult(), BufferRelation::Equivalent}};
@@ -192,14 +232,13 @@ struct PermuteDoneInterface
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto done = cast<CollectivePermuteDoneOp>(op);
+    auto done = cast<OpTy>(op);
     FailureOr<Value> keep = getBuffer(rewriter, done.getKeep(), options, state);
     FailureOr<Value> pending =
         getBuffer(rewriter, done.getPending(), options, state);
     if (failed(keep) || failed(pending))
       return failure();
-    BufferPermuteDoneOp::create(rewriter, op->getLoc(), done.getToken(), *keep,
-                                *pending);
+    createBufferDone(rewriter, done, *keep, *pending);
     replaceOpWithBufferizedValues(rewriter, op, *pending);
     return success();
   }
@@ -218,7 +257,17 @@ void mlir::ovl::registerBufferizableOpInterfaceExternalModels(
         *context);
     CollectivePermuteOp::attachInterface<
         BlockingCollectiveInterface<CollectivePermuteOp>>(*context);
-    CollectivePermuteStartOp::attachInterface<PermuteStartInterface>(*context);
-    CollectivePermuteDoneOp::attachInterface<PermuteDoneInterface>(*context);
+    CollectivePermuteStartOp::attachInterface<
+        AsyncStartInterface<CollectivePermuteStartOp>>(*context);
+    AllGatherStartOp::attachInterface<AsyncStartInterface<AllGatherStartOp>>(
+        *context);
+    ReduceScatterStartOp::attachInterface<
+        AsyncStartInterface<ReduceScatterStartOp>>(*context);
+    AllReduceStartOp::attachInterface<AsyncStartInterface<AllReduceStartOp>>(
+        *context);
+    CollectivePermuteDoneOp::attachInterface<
+        AsyncDoneInterface<CollectivePermuteDoneOp>>(*context);
+    CollectiveDoneOp::attachInterface<AsyncDoneInterface<CollectiveDoneOp>>(
+        *context);
   });
 }

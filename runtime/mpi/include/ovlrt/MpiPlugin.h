@@ -28,8 +28,10 @@
 #include <cstddef>
 #include <cstdint>
 
-/// Bumped whenever the table below changes.
-#define OVLRT_MPI_PLUGIN_VERSION 2
+/// Bumped whenever the table below or ovlrt::Device's virtual functions
+/// change (the host's Device member functions call the plugin's overrides
+/// through their vtable slots). 3: asynchronous collectives.
+#define OVLRT_MPI_PLUGIN_VERSION 3
 
 extern "C" {
 
@@ -60,7 +62,7 @@ struct OvlrtMpiPlugin {
   /// create (and destroy) their devices in the same order.
   ovlrt::Device *(*createDevice)(int64_t numDevices, double timeoutSeconds);
   /// Called when one run of the program on `device` has returned: reports
-  /// permutes still in flight, then waits until every rank's run has
+  /// asynchronous calls still in flight, then waits until every rank's run has
   /// returned (a barrier that names the ranks it waits for on timeout).
   /// A device stuck in a collective learns here that its peers ended.
   void (*endProgram)(ovlrt::Device *device);

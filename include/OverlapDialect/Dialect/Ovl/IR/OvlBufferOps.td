@@ -171,4 +171,111 @@ def Ovl_BufferPermuteDoneOp
   }];
 }
 
+def Ovl_BufferAllGatherStartOp : Ovl_BufferCollectiveOp<"all_gather_start"> {
+  let summary = "`ovl.all_gather_start` on buffers";
+  let description = [{
+    Starts `ovl.buffer.all_gather` and returns its token at once. Until the
+    matching `ovl.buffer.collective_done`, `in` must not be written and
+    `out` must not be read.
+
+    ```mlir
+    %token = ovl.buffer.all_gather_start %in into %out on @grid axes [0]
+        dim 1 : memref<8x4xf32>, memref<8x16xf32>
+    ```
+
+    **Constraints:** those of `ovl.buffer.all_gather`.
+  }];
+  let arguments = !con(
+      (ins Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+           Arg<AnyStridedMemRef, "", [MemWrite]>:$output),
+      gridArgs, (ins Ovl_TensorDimAttr:$gather_dim));
+  let results = (outs Ovl_TokenType:$token);
+  let assemblyFormat = [{
+    $input `into` $output `on` $grid `axes` $grid_axes `dim` $gather_dim
+    attr-dict `:` type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ovl_BufferReduceScatterStartOp
+    : Ovl_BufferCollectiveOp<"reduce_scatter_start"> {
+  let summary = "`ovl.reduce_scatter_start` on buffers";
+  let description = [{
+    Starts `ovl.buffer.reduce_scatter` and returns its token at once, with
+    the contract of `ovl.buffer.all_gather_start`.
+
+    ```mlir
+    %token = ovl.buffer.reduce_scatter_start %in into %out on @grid axes [0]
+        dim 0 : memref<8x16xf32>, memref<2x16xf32>
+    ```
+
+    **Constraints:** those of `ovl.buffer.reduce_scatter`.
+  }];
+  let arguments = !con(
+      (ins Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+           Arg<AnyStridedMemRef, "", [MemWrite]>:$output),
+      gridArgs,
+      (ins Ovl_TensorDimAttr:$scatter_dim,
+           DefaultValuedAttr<Ovl_ReductionKindAttr,
+                             "ReductionKind::Sum">:$reduction));
+  let results = (outs Ovl_TokenType:$token);
+  let assemblyFormat = [{
+    $input `into` $output `on` $grid `axes` $grid_axes `dim` $scatter_dim
+    (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:`
+    type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ovl_BufferAllReduceStartOp : Ovl_BufferCollectiveOp<"all_reduce_start"> {
+  let summary = "`ovl.all_reduce_start` on buffers";
+  let description = [{
+    Starts `ovl.buffer.all_reduce` and returns its token at once, with the
+    contract of `ovl.buffer.all_gather_start`.
+
+    ```mlir
+    %token = ovl.buffer.all_reduce_start %in into %out on @grid axes [0, 1]
+        : memref<8x16xf32>, memref<8x16xf32>
+    ```
+
+    **Constraints:** those of `ovl.buffer.all_reduce`.
+  }];
+  let arguments = !con(
+      (ins Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+           Arg<AnyStridedMemRef, "", [MemWrite]>:$output),
+      gridArgs,
+      (ins DefaultValuedAttr<Ovl_ReductionKindAttr,
+                             "ReductionKind::Sum">:$reduction));
+  let results = (outs Ovl_TokenType:$token);
+  let assemblyFormat = [{
+    $input `into` $output `on` $grid `axes` $grid_axes
+    (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:`
+    type($input) `,` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ovl_BufferCollectiveDoneOp
+    : Ovl_Op<"buffer.collective_done", [Ovl_Communicates]> {
+  let summary = "`ovl.collective_done` on buffers";
+  let description = [{
+    Waits for the asynchronous all_gather, reduce_scatter or all_reduce
+    `token` names. Reads and writes `out` (the result lands there) and reads
+    `in` (the transfer reads it until now), so that no pass moves an access
+    to either across the wait.
+
+    ```mlir
+    ovl.buffer.collective_done %token keep(%in) into %out
+        : memref<8x4xf32>, memref<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Ovl_TokenType:$token,
+                       Arg<AnyStridedMemRef, "", [MemRead]>:$input,
+                       Arg<AnyStridedMemRef, "", [MemRead, MemWrite]>:$output);
+  let assemblyFormat = [{
+    $token `keep` `(` $input `)` `into` $output attr-dict `:` type($input) `,`
+    type($output)
+  }];
+}
+
 #endif // OVERLAP_DIALECT_OVL_IR_OVLBUFFEROPS_TD

@@ -82,4 +82,31 @@ def Ovl_ComputeCostOpInterface : OpInterface<"ComputeCostOpInterface"> {
   ];
 }
 
+def Ovl_AsyncStartOpInterface : OpInterface<"AsyncStartOpInterface"> {
+  let cppNamespace = "::mlir::ovl";
+  let description = [{
+    The start of an asynchronous collective (`collective_permute_start`,
+    `all_gather_start`, `reduce_scatter_start`, `all_reduce_start`): it
+    reads `input`, returns at once with `pending` (the destination's
+    storage, not yet readable) and a token, and its done makes `pending`
+    readable. Passes that move, check or price start/done pairs (the
+    scheduler, ovl-verify-collectives, the simulator's builder) see every
+    kind through this interface.
+  }];
+  let methods = [
+    InterfaceMethod<"The tensor sent (kept intact until the done).",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getInput", (ins), [{}],
+      [{ return $_op.getInput(); }]>,
+    InterfaceMethod<"The destination the result lands in.",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getDest", (ins), [{}],
+      [{ return $_op.getDest(); }]>,
+    InterfaceMethod<"The destination's storage, readable after the done.",
+      "::mlir::TypedValue<::mlir::RankedTensorType>", "getPending", (ins),
+      [{}], [{ return $_op.getPending(); }]>,
+    InterfaceMethod<"The token the done waits on.",
+      "::mlir::TypedValue<::mlir::ovl::TokenType>", "getToken", (ins), [{}],
+      [{ return $_op.getToken(); }]>,
+  ];
+}
+
 #endif // OVERLAP_DIALECT_OVL_IR_OVLINTERFACES_TD

@@ -267,7 +267,7 @@ def Ovl_CollectivePermuteOp
 //===----------------------------------------------------------------------===//
 
 def Ovl_CollectivePermuteStartOp : Ovl_CollectiveOp<"collective_permute_start", [
-    DestinationStyleOpInterface,
+    DestinationStyleOpInterface, DeclareOpInterfaceMethods<Ovl_AsyncStartOpInterface>,
     AllTypesMatch<["input", "dest", "pending"]>]> {
   let summary = "Begin an asynchronous permute into a destination buffer";
   let description = [{
@@ -353,6 +353,164 @@ def Ovl_CollectivePermuteDoneOp : Ovl_Op<"collective_permute_done", [
     /// The start that produced the token, when it is visible in the IR
     /// (null when the token came through a block argument or region result).
     CollectivePermuteStartOp getStartOp();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous all_gather / reduce_scatter / all_reduce and their done
+//===----------------------------------------------------------------------===//
+
+// The starts share the permute start's contract: destination passing, a
+// pending value that only the done makes readable, a token with one use.
+class Ovl_CollectiveStartOp<string mnemonic, list<Trait> traits = []>
+    : Ovl_CollectiveOp<mnemonic, !listconcat(traits, [
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<Ovl_AsyncStartOpInterface>,
+        AllTypesMatch<["dest", "pending"]>])> {
+  let results = (outs AnyRankedTensor:$pending, Ovl_TokenType:$token);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getDestMutable();
+    }
+  }];
+}
+
+def Ovl_AllGatherStartOp : Ovl_CollectiveStartOp<"all_gather_start"> {
+  let summary = "Begin an asynchronous all_gather into a destination";
+  let description = [{
+    Starts the `ovl.all_gather` of `input` along `dim` and returns at once:
+    the gathered tensor will land in `dest` (`pending` is its storage, not
+    yet readable) and `token` identifies the transfer. Only
+    `ovl.collective_done` makes `pending` readable; between the two the
+    device computes while the shards move, which hides a collective behind
+    work that does not depend on it (a weight gathered during the layer
+    norm before its einsum, or during the previous layer). The start does
+    not read `dest`.
+
+    ```mlir
+    %pending, %token = ovl.all_gather_start %w_shard into %w_buf
+        on @grid axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+    %n = ovl.einsum "bf,f->bf" %x, %scale
+        : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+    %w = ovl.collective_done %token keep(%w_shard : tensor<8x4xf32>)
+        into %pending : tensor<8x16xf32>
+    ```
+
+    **Constraints:** those of `ovl.all_gather` between `input` and `dest`;
+    `dest` and `pending` have the same type; the token has exactly one use,
+    in the start's block: the matching done, or a region terminator that
+    carries it on.
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$dest),
+                       gridArgs, (ins Ovl_TensorDimAttr:$gather_dim));
+  let assemblyFormat = [{
+    $input `into` $dest `on` $grid `axes` $grid_axes `dim` $gather_dim
+    attr-dict `:` type($input) `->` type($dest)
+  }];
+}
+
+def Ovl_ReduceScatterStartOp : Ovl_CollectiveStartOp<"reduce_scatter_start"> {
+  let summary = "Begin an asynchronous reduce_scatter into a destination";
+  let description = [{
+    Starts the `ovl.reduce_scatter` of `input` and returns at once; the part
+    of the reduced tensor at this device's group index will land in `dest`
+    (`pending`), readable after `ovl.collective_done`. A gradient scattered
+    while the next block computes.
+
+    ```mlir
+    %pending, %token = ovl.reduce_scatter_start %partial into %buf
+        on @grid axes [0] dim 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+    %y = ovl.collective_done %token keep(%partial : tensor<8x16xf32>)
+        into %pending : tensor<2x16xf32>
+    ```
+
+    **Constraints:** those of `ovl.reduce_scatter` between `input` and
+    `dest`; those of `ovl.all_gather_start` on `pending` and the token.
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$dest),
+                       gridArgs,
+                       (ins Ovl_TensorDimAttr:$scatter_dim,
+                        DefaultValuedAttr<Ovl_ReductionKindAttr,
+                                          "ReductionKind::Sum">:$reduction));
+  let assemblyFormat = [{
+    $input `into` $dest `on` $grid `axes` $grid_axes `dim` $scatter_dim
+    (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:` type($input)
+    `->` type($dest)
+  }];
+}
+
+def Ovl_AllReduceStartOp
+    : Ovl_CollectiveStartOp<"all_reduce_start",
+                            [AllTypesMatch<["input", "dest"]>]> {
+  let summary = "Begin an asynchronous all_reduce into a destination";
+  let description = [{
+    Starts the `ovl.all_reduce` of `input` and returns at once; the combined
+    tensor will land in `dest` (`pending`), readable after
+    `ovl.collective_done`.
+
+    ```mlir
+    %pending, %token = ovl.all_reduce_start %g into %buf on @grid axes [0, 1]
+        : tensor<8x16xf32> -> tensor<8x16xf32>
+    %s = ovl.collective_done %token keep(%g : tensor<8x16xf32>)
+        into %pending : tensor<8x16xf32>
+    ```
+
+    **Constraints:** `input`, `dest` and `pending` have the same type; those
+    of `ovl.all_gather_start` on the token.
+  }];
+  let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$dest),
+                       gridArgs,
+                       (ins DefaultValuedAttr<Ovl_ReductionKindAttr,
+                                              "ReductionKind::Sum">:$reduction));
+  let assemblyFormat = [{
+    $input `into` $dest `on` $grid `axes` $grid_axes
+    (`reduce` custom<ReductionKind>($reduction)^)? attr-dict `:` type($input)
+    `->` type($dest)
+  }];
+}
+
+def Ovl_CollectiveDoneOp : Ovl_Op<"collective_done", [
+    Ovl_Communicates, DestinationStyleOpInterface,
+    AllTypesMatch<["pending", "result"]>]> {
+  let summary = "Wait for an asynchronous all_gather, reduce_scatter or all_reduce";
+  let description = [{
+    Blocks until the collective `token` names has completed on this device
+    and returns its result, which lives in `pending`'s storage. `keep` is
+    the start's input: naming it keeps that buffer alive and unmodified
+    until the transfer no longer reads it. (Permutes have their own done,
+    `ovl.collective_permute_done`.)
+
+    ```mlir
+    %w = ovl.collective_done %token keep(%w_shard : tensor<8x4xf32>)
+        into %pending : tensor<8x16xf32>
+    ```
+
+    **Constraints:**
+    - `pending` and the result have the same type;
+    - `token` is defined in the done's block and comes from an
+      `ovl.all_gather_start`, `ovl.reduce_scatter_start` or
+      `ovl.all_reduce_start`, directly or through a region's block
+      arguments and results (a loop carrying it);
+    - when the start is visible, `pending` is that start's pending result
+      and `keep` is its input.
+  }];
+  let arguments = (ins Ovl_TokenType:$token, AnyRankedTensor:$keep,
+                       AnyRankedTensor:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $token `keep` `(` $keep `:` type($keep) `)` `into` $pending attr-dict `:`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getPendingMutable();
+    }
+    /// The start that produced the token, when it is visible in the IR
+    /// (null when the token came through a block argument or region result).
+    AsyncStartOpInterface getStartOp();
   }];
 }
 

@@ -112,7 +112,7 @@ def OvlDecomposeCollectiveEinsumPass
 
 def OvlAsyncCollectivesPass
     : Pass<"ovl-async-collectives", "::mlir::func::FuncOp"> {
-  let summary = "Turn blocking permutes into start/done pairs around the "
+  let summary = "Turn blocking collectives into start/done pairs around the "
                 "work they can overlap";
   let description = [{
     Replaces each `ovl.collective_permute` with an
@@ -121,6 +121,12 @@ def OvlAsyncCollectivesPass
     so that whatever the program does in between (in a decomposed loop, the
     partial einsum of the same step) runs while the data moves (the paper's
     section 5.2; `ovl-schedule` later reorders for more overlap).
+
+    `kinds` says which collectives (default: `permute` alone). With
+    `all_gather`, `reduce_scatter` or `all_reduce`, each such blocking
+    collective likewise becomes `ovl.all_gather_start` (...) into a fresh
+    destination and an `ovl.collective_done` before the first use of its
+    result, so that independent work placed between them hides it.
 
     The start needs a destination buffer. A permute whose input came from
     another permute of the same block (directly, or through the
@@ -149,8 +155,15 @@ def OvlAsyncCollectivesPass
   }];
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect"];
+  let options = [
+    ListOption<"kinds", "kinds", "std::string",
+               "Which collectives to make asynchronous: permute, all_gather, "
+               "reduce_scatter, all_reduce (default: permute)">,
+  ];
   let statistics = [
     Statistic<"numPermutes", "permutes", "Permutes made asynchronous">,
+    Statistic<"numCollectives", "collectives",
+              "All-gathers, reduce-scatters and all-reduces made asynchronous">,
   ];
 }
 

@@ -106,6 +106,16 @@ LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
 /// number of permutes converted.
 unsigned makePermutesAsynchronous(Operation *root);
 
+/// The collectives `ovl-async-collectives` splits into start/done pairs.
+enum class AsyncKind { Permute, AllGather, ReduceScatter, AllReduce };
+
+/// Splits every `ovl.all_gather`, `ovl.reduce_scatter` or `ovl.all_reduce`
+/// under `root` whose kind is in `kinds` (Permute is ignored) into a start
+/// at its place, into a fresh destination, and a done before the first use
+/// of its result; returns the number converted.
+unsigned makeCollectivesAsynchronous(Operation *root,
+                                     ArrayRef<AsyncKind> kinds);
+
 /// Adds what `ovl-overlap-pipeline` runs on a function between decomposing
 /// and scheduling: `ovl-async-collectives`, canonicalize (which inlines
 /// ring loops of one iteration, so the scheduler sees their steps beside
