@@ -78,8 +78,10 @@ private:
   LogicalResult playFor(scf::ForOp loop);
   LogicalResult playIf(scf::IfOp branch);
   LogicalResult addStep(Operation *op, SimStep step);
-  LogicalResult addCollective(Operation *op, CollectiveKind kind,
-                              ArrayRef<int16_t> axes, Type bytesOf);
+  LogicalResult
+  addCollective(Operation *op, CollectiveKind kind, ArrayRef<int16_t> axes,
+                Type bytesOf,
+                SimStep::Kind stepKind = SimStep::Kind::Collective);
   LogicalResult addPermute(Operation *op, SimStep::Kind kind,
                            ArrayRef<int16_t> axes, Type bytesOf,
                            SmallVector<std::pair<int64_t, int64_t>> pairs);
@@ -91,8 +93,10 @@ private:
   const MachineModel &machine;
   const SimProgramOptions &options;
   SimProgram program;
-  /// The step of the permute_start each live token value comes from.
+  /// The step of the start each live token value comes from (kNoStep: a
+  /// collective on a one-device group, which plays no step).
   DenseMap<Value, uint32_t> tokenStarts;
+  static constexpr uint32_t kNoStep = ~uint32_t(0);
   DenseMap<Operation *, uint32_t> labels;
 };
 } // namespace
@@ -131,8 +135,8 @@ LogicalResult ProgramPlayer::addStep(Operation *op, SimStep step) {
 }
 
 LogicalResult ProgramPlayer::addCollective(Operation *op, CollectiveKind kind,
-                                           ArrayRef<int16_t> axes,
-                                           Type bytesOf) {
+                                           ArrayRef<int16_t> axes, Type bytesOf,
+                                           SimStep::Kind stepKind) {
   // A one-device group communicates nothing (the op folds away).
   if (groupSize(axes) == 1)
     return success();
@@ -140,7 +144,7 @@ LogicalResult ProgramPlayer::addCollective(Operation *op, CollectiveKind kind,
   if (!bytes)
     return op->emitError("the simulator needs static shapes");
   SimStep step;
-  step.kind = SimStep::Kind::Collective;
+  step.kind = stepKind;
   step.collective = kind;
   step.direction = options.collectiveDirection;
   step.axes.assign(axes.begin(), axes.end());
@@ -225,6 +229,31 @@ LogicalResult ProgramPlayer::play(Operation *op) {
     return playFor(loop);
   if (auto branch = dyn_cast<scf::IfOp>(op))
     return playIf(branch);
+  if (auto start = dyn_cast<AsyncStartOpInterface>(op);
+      start && !isa<CollectivePermuteStartOp>(op)) {
+    auto collective = cast<CollectiveOpInterface>(op);
+    size_t index = program.steps.size();
+    if (failed(addCollective(
+            op, *collective.getCollectiveKind(), collective.getGridAxes(),
+            collective.getPayloadType(), SimStep::Kind::CollectiveStart)))
+      return failure();
+    // A one-device group adds no step: its done adds none either.
+    tokenStarts[start.getToken()] =
+        program.steps.size() == index ? kNoStep : index;
+    return success();
+  }
+  if (auto done = dyn_cast<CollectiveDoneOp>(op)) {
+    auto it = tokenStarts.find(done.getToken());
+    if (it == tokenStarts.end())
+      return op->emitError("the simulator cannot tell which asynchronous "
+                           "collective this token comes from");
+    if (it->second == kNoStep)
+      return success();
+    SimStep step;
+    step.kind = SimStep::Kind::CollectiveDone;
+    step.start = it->second;
+    return addStep(op, std::move(step));
+  }
   if (auto collective = dyn_cast<CollectiveOpInterface>(op))
     if (std::optional<CollectiveKind> kind = collective.getCollectiveKind())
       return addCollective(op, *kind, collective.getGridAxes(),

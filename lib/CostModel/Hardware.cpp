@@ -104,6 +104,7 @@ static HardwareDescription makeTpuV4() {
   double bf16 = 275 * kTera;
   hw.peakFlops = {bf16 / kTpuF32Passes, bf16, bf16 / kTpuF32Passes, bf16};
   // 32 GiB HBM2 at 1200 GB/s: Cloud TPU documentation, "TPU v4".
+  hw.hbmCapacity = 32.0 * (1 << 30);
   hw.hbmBandwidth = 1200 * kGiga;
   // Six ICI links per chip forming a 3-D torus (ISCA 2023 paper), about
   // 45 GB/s per link and direction (the figure the project's gpt-ladder.md
@@ -134,6 +135,7 @@ static HardwareDescription makeTpuV5e() {
   hw.peakFlops = {bf16 / kTpuF32Passes, bf16, bf16 / kTpuF32Passes,
                   393 * kTera};
   // 16 GB HBM2 at 819 GB/s: Cloud TPU documentation, "TPU v5e".
+  hw.hbmCapacity = 16 * kGiga;
   hw.hbmBandwidth = 819 * kGiga;
   // 1600 Gb/s of ICI per chip over the 4 links of a 2-D torus (Cloud TPU
   // documentation, "TPU v5e"). Assumption: the per-chip figure sums one
@@ -166,7 +168,8 @@ static HardwareDescription makeTpuV5p() {
   double bf16 = 459 * kTera;
   hw.peakFlops = {bf16 / kTpuF32Passes, bf16, bf16 / kTpuF32Passes,
                   918 * kTera};
-  // 95 GB HBM2e at 2765 GB/s: Cloud TPU documentation, "TPU v5p".
+  // 95 GiB HBM2e at 2765 GB/s: Cloud TPU documentation, "TPU v5p".
+  hw.hbmCapacity = 95.0 * (1 << 30);
   hw.hbmBandwidth = 2765 * kGiga;
   // 4800 Gb/s of ICI per chip over the 6 links of a 3-D torus (Cloud TPU
   // documentation, "TPU v5p"), read as for v5e: 800 Gb/s = 100 GB/s per link
@@ -193,7 +196,8 @@ static HardwareDescription makeH100NvLink() {
   // cores. f32 matmuls use TF32 tensor cores (495 TFLOP/s) only when a
   // framework opts in, so the plain f32 rate is the honest default.
   hw.peakFlops = {67 * kTera, 989 * kTera, 989 * kTera, 1979 * kTera};
-  // 3.35 TB/s HBM3: same datasheet.
+  // 80 GB of HBM3 at 3.35 TB/s: same datasheet.
+  hw.hbmCapacity = 80 * kGiga;
   hw.hbmBandwidth = 3350 * kGiga;
   // 900 GB/s of NVLink per GPU, counting both directions, over 18 NVLink4
   // links (datasheet; NVLink4 is 50 GB/s per link both ways): 25 GB/s per
@@ -299,6 +303,8 @@ llvm::Error mlir::ovl::verifyHardware(const HardwareDescription &hw) {
     if (llvm::Error err = requirePositive(field, hw.peakFlops[i]))
       return err;
   }
+  if (llvm::Error err = requireNonNegative("hbmCapacity", hw.hbmCapacity))
+    return err;
   if (llvm::Error err = requirePositive("hbmBandwidth", hw.hbmBandwidth))
     return err;
   if (llvm::Error err = requirePositive("linkBandwidth", hw.linkBandwidth))
@@ -385,10 +391,19 @@ private:
 };
 } // namespace
 
-static const char *const kFieldNames[] = {
-    "name",         "peakFlops",  "hbmBandwidth",   "linkBandwidth",
-    "linksPerChip", "hopLatency", "dmaSlots",       "collectiveLaunchOverhead",
-    "interconnect", "torusRank",  "wrapAroundUnit", "wrapAroundPerDimension"};
+static const char *const kFieldNames[] = {"name",
+                                          "peakFlops",
+                                          "hbmCapacity",
+                                          "hbmBandwidth",
+                                          "linkBandwidth",
+                                          "linksPerChip",
+                                          "hopLatency",
+                                          "dmaSlots",
+                                          "collectiveLaunchOverhead",
+                                          "interconnect",
+                                          "torusRank",
+                                          "wrapAroundUnit",
+                                          "wrapAroundPerDimension"};
 
 static llvm::Expected<HardwareDescription>
 parseHardware(const llvm::json::Value &root) {
@@ -426,6 +441,10 @@ parseHardware(const llvm::json::Value &root) {
             "peakFlops."))
       return std::move(err);
 
+  // Optional: 0 (unknown) checks no fit.
+  if (reader.has("hbmCapacity"))
+    if (llvm::Error err = reader.readNumber("hbmCapacity", hw.hbmCapacity))
+      return std::move(err);
   if (llvm::Error err = reader.readNumber("hbmBandwidth", hw.hbmBandwidth))
     return std::move(err);
   if (llvm::Error err = reader.readNumber("linkBandwidth", hw.linkBandwidth))

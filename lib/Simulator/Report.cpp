@@ -37,6 +37,16 @@ void mlir::ovl::writeReportJSON(const SimReport &report,
     json.attribute("utilization", report.utilization);
     json.attribute("bytes_sent", report.bytesSent);
     json.attribute("events", report.events);
+    auto known = [](double value, bool positive) -> llvm::json::Value {
+      if (value < 0 || (positive && value == 0))
+        return nullptr;
+      return value;
+    };
+    json.attribute("peak_memory_bytes", known(report.peakMemoryBytes, false));
+    json.attribute("hbm_capacity_bytes", known(report.hbmCapacityBytes, true));
+    std::optional<bool> fits = report.fitsInMemory();
+    json.attribute("fits_in_memory", fits ? llvm::json::Value(*fits)
+                                          : llvm::json::Value(nullptr));
     json.attributeArray("ops", [&] {
       for (const SimOpStats &op : report.ops)
         json.object([&] {
@@ -117,6 +127,13 @@ void mlir::ovl::printReport(const SimReport &report, llvm::raw_ostream &os) {
   line("utilization", formatPercent(report.utilization));
   line("bytes sent", formatBytes(report.bytesSent));
   line("events", llvm::Twine(report.events));
+  if (report.peakMemoryBytes >= 0) {
+    std::string memory = formatBytes(report.peakMemoryBytes) + " per device";
+    if (std::optional<bool> fits = report.fitsInMemory())
+      memory += " of " + formatBytes(report.hbmCapacityBytes) + " HBM" +
+                (*fits ? "" : " (does not fit)");
+    line("peak memory", memory);
+  }
   if (report.ops.empty())
     return;
 

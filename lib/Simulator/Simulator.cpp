@@ -14,14 +14,19 @@
 // transfer carries a version; a popped finish event of an older version is
 // dropped).
 //
-// Blocking collectives play the rounds of their CollectivePlan, the one
-// model of collectives the cost model prices too (MachineModel::
-// planCollective): in each round every device starts its sends and waits
-// for them and for the messages addressed to it. A point-to-point transfer
-// is split over the routes of its ports (Topology::routes); it arrives when
-// its last part does. Messages are matched by a packed key (message slot of
-// the program, device, send or receive) through one hash set of keys that
-// completed before anyone waited for them.
+// Collectives play the rounds of their CollectivePlan, the one model of
+// collectives the cost model prices too (MachineModel::planCollective): in
+// each round every device starts its sends and waits for them and for the
+// messages addressed to it. A device's part of one collective is a
+// CollectiveRun, which plays alike for a blocking collective and an
+// asynchronous one; only whether the device waits for it at once (blocking)
+// or at its done while holding a DMA slot (asynchronous) differs, so both
+// forms synchronize with the group and share links identically. A
+// point-to-point transfer is split over the routes of its ports
+// (Topology::routes); it arrives when its last part does. Messages are
+// matched by a packed key (message slot of the program, device, send or
+// receive) through one hash set of keys that completed before anyone waited
+// for them.
 //
 // Cost: every device step does O(1) work plus its transfers; every transfer
 // causes O(1 + transfers sharing its links) rate updates, each a heap push.
@@ -64,6 +69,10 @@ static llvm::StringRef stringifyStepKind(SimStep::Kind kind) {
     return "permute-start";
   case SimStep::Kind::PermuteDone:
     return "permute-done";
+  case SimStep::Kind::CollectiveStart:
+    return "collective-start";
+  case SimStep::Kind::CollectiveDone:
+    return "collective-done";
   }
   llvm_unreachable("unknown step kind");
 }
@@ -114,7 +123,8 @@ struct RoundSend {
 };
 
 /// One round of a collective: sends[sendsBegin, sendsEnd), whose messages
-/// take the slots slotOffset + i of the collective's step.
+/// take the slots slotOffset + i of the collective's step (from 1: slot 0
+/// tells a device that its part of the collective is done).
 struct Round {
   uint32_t sendsBegin;
   uint32_t sendsEnd;
@@ -128,7 +138,8 @@ struct StepInfo {
   /// Permute, PermuteStart: the group; its pairs by group index.
   uint32_t view = 0;
   uint32_t permute = 0;
-  /// Collective: its rounds, rounds[roundsBegin, roundsEnd).
+  /// Collective, CollectiveStart: its rounds, rounds[roundsBegin,
+  /// roundsEnd).
   uint32_t roundsBegin = 0;
   uint32_t roundsEnd = 0;
 };
@@ -143,31 +154,36 @@ struct PermuteTable {
 enum class DeviceState : uint8_t {
   Running,
   Computing,
-  Launching,
-  Ring,
+  Collective,
   Permute,
   Slot,
   Done,
   Finished,
 };
 
-/// The most messages a device waits for at once: one per send of a
-/// collective round (both directions of a ring for each part of a plan
-/// over up to four axes).
+/// The most messages one waits for at once: one per send of a collective
+/// round (both directions of a ring for each part of a plan over up to four
+/// axes).
 constexpr uint32_t kMaxExpect = 8;
 
-/// One device's progress. Keys it waits for sit in `expect`; `pending`
-/// counts them plus its blocking sends in flight.
-struct Device {
+constexpr uint32_t kNoRun = ~uint32_t(0);
+
+/// What a device or a collective run waits for: the keys in `expect`, and
+/// `pending` counting them plus its own sends in flight it waits for.
+struct Waits {
+  int32_t pending = 0;
+  uint32_t numExpect = 0;
+  uint64_t expect[kMaxExpect] = {};
+};
+
+/// One device's progress.
+struct Device : Waits {
   DeviceState state = DeviceState::Running;
   uint32_t pc = 0;
-  /// Collective: the round it is in.
-  uint32_t round = 0;
-  int32_t pending = 0;
   int32_t inFlight = 0;
-  uint32_t numExpect = 0;
   int32_t commDepth = 0;
-  uint64_t expect[kMaxExpect] = {};
+  /// Its collective runs, linked by CollectiveRun::next.
+  uint32_t firstRun = kNoRun;
   /// When the current blocking op or wait began.
   double opBegin = 0;
   double commStart = 0;
@@ -175,6 +191,20 @@ struct Device {
   double computeTime = 0;
   double finish = 0;
   double bytesSent = 0;
+};
+
+/// One device's part of a collective, blocking or asynchronous: the rounds
+/// of the step's plan from `round` on, waiting for the round's sends and
+/// messages.
+struct CollectiveRun : Waits {
+  /// The device, or -1 while the run is free.
+  int64_t device = -1;
+  uint32_t step = 0;
+  uint32_t round = 0;
+  /// The device's next run.
+  uint32_t next = kNoRun;
+  /// Holds one of the device's DMA slots.
+  bool async = false;
 };
 
 /// One route's part of a point-to-point transfer; the parts of one
@@ -193,11 +223,15 @@ struct Transfer {
   uint32_t version = 0;
   uint32_t mark = 0;
   uint32_t group = 0;
+  /// A send of a collective run's round, completing at the sender there.
+  uint32_t run = kNoRun;
   bool blocking = false;
   llvm::SmallVector<int64_t, 6> links;
 };
 
-enum class EventKind : uint8_t { Resume, FluidStart, Finish };
+/// Resume ends a compute step, Launch ends a collective run's launch
+/// overhead (id: the run).
+enum class EventKind : uint8_t { Resume, Launch, FluidStart, Finish };
 
 struct Event {
   double time;
@@ -250,6 +284,11 @@ private:
   uint64_t sendKey(uint64_t slot, int64_t device) const {
     return (slot * numDevices + device) * 2 + 1;
   }
+  /// Delivered to `device` when its part of the collective at step `index`
+  /// is done.
+  uint64_t doneKey(size_t index, int64_t device) const {
+    return recvKey(infos[index].slotBase, device);
+  }
 
   // Events.
   void push(double time, EventKind kind, uint32_t id, uint32_t version = 0) {
@@ -258,9 +297,11 @@ private:
 
   // Devices.
   void advance(int64_t d, double now);
-  void beginRound(int64_t d, double now);
   void startPermuteSend(int64_t d, double now);
-  void expectKey(Device &dev, uint64_t key);
+  /// A transfer of `d` holding a DMA slot is through: the slot frees (to
+  /// the start the device may be stuck at) and `key` goes to its done.
+  void releaseSlot(int64_t d, uint64_t key, double now);
+  void expectKey(Waits &waits, uint64_t key);
   void deliverKey(int64_t d, uint64_t key, double now);
   void satisfied(int64_t d, double now);
   void finishStep(int64_t d, double now);
@@ -277,10 +318,18 @@ private:
   /// logical devices (-1 for nobody, or for itself).
   std::pair<int64_t, int64_t> permutePeers(int64_t d, size_t index) const;
 
+  // Collective runs.
+  void launchCollective(int64_t d, uint32_t step, bool async, double now);
+  /// Plays the run's rounds from its current one until one has to wait.
+  void playRounds(uint32_t id, double now);
+  void runSatisfied(uint32_t id, double now);
+  /// The run's last round is through: it frees and tells its device.
+  void finishRun(uint32_t id, double now);
+
   // Transfers.
   void startTransfer(int64_t src, int64_t dst, double bytes, uint64_t sendKey,
-                     uint64_t recvKey, bool blocking, double delay,
-                     bool tiesNegative, double now);
+                     uint64_t recvKey, bool blocking, uint32_t run,
+                     double delay, bool tiesNegative, double now);
   void enterFluid(uint32_t id, double now);
   void finishFluid(uint32_t id, double now);
   void completeTransfer(uint32_t id, double now);
@@ -309,6 +358,8 @@ private:
   std::vector<PermuteTable> permutes;
 
   std::vector<Device> devices;
+  std::vector<CollectiveRun> runs;
+  std::vector<uint32_t> freeRuns;
   std::vector<Transfer> transfers;
   std::vector<uint32_t> freeTransfers;
   /// Per transfer group, its parts still moving.
@@ -365,7 +416,7 @@ llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
                                                step.axes, step.direction);
   std::map<llvm::SmallVector<int16_t, 2>, uint32_t> viewOf;
   info.roundsBegin = rounds.size();
-  uint64_t slot = 0;
+  uint64_t slot = 1;
   for (const CollectiveRound &round : plan.rounds) {
     if (round.sends.size() > kMaxExpect)
       return stepError(index, "a collective round with more sends than the "
@@ -450,6 +501,7 @@ llvm::Error Simulation::prepare() {
     if (!(step.seconds >= 0) || !(step.flops >= 0) || !(step.bytes >= 0))
       return stepError(i, "negative or NaN seconds, flops or bytes");
     if (step.kind == SimStep::Kind::Collective ||
+        step.kind == SimStep::Kind::CollectiveStart ||
         step.kind == SimStep::Kind::Permute ||
         step.kind == SimStep::Kind::PermuteStart) {
       for (auto [j, axis] : llvm::enumerate(step.axes)) {
@@ -465,9 +517,12 @@ llvm::Error Simulation::prepare() {
     switch (step.kind) {
     case SimStep::Kind::Compute:
       break;
-    case SimStep::Kind::Collective: {
+    case SimStep::Kind::Collective:
+    case SimStep::Kind::CollectiveStart: {
       if (llvm::Error err = prepareCollective(i, info))
         return err;
+      // The done key's slot, then the rounds'.
+      slots += 1;
       for (uint32_t r = info.roundsBegin; r < info.roundsEnd; ++r)
         slots += rounds[r].sendsEnd - rounds[r].sendsBegin;
       break;
@@ -479,23 +534,34 @@ llvm::Error Simulation::prepare() {
       slots += 1;
       break;
     case SimStep::Kind::PermuteDone:
+    case SimStep::Kind::CollectiveDone: {
+      SimStep::Kind startKind = step.kind == SimStep::Kind::PermuteDone
+                                    ? SimStep::Kind::PermuteStart
+                                    : SimStep::Kind::CollectiveStart;
       if (step.start >= i)
         return stepError(i, llvm::formatv("waits for step {0}, which does not "
                                           "come before it",
                                           step.start));
-      if (program.steps[step.start].kind != SimStep::Kind::PermuteStart)
-        return stepError(i, llvm::formatv("waits for step {0}, which is a {1} "
-                                          "rather than a permute-start",
-                                          step.start,
-                                          stringifyStepKind(
-                                              program.steps[step.start].kind)));
+      if (program.steps[step.start].kind != startKind)
+        return stepError(
+            i, llvm::formatv("waits for step {0}, which is a {1} rather than "
+                             "a {2}",
+                             step.start,
+                             stringifyStepKind(program.steps[step.start].kind),
+                             stringifyStepKind(startKind)));
       if (doneSeen[step.start])
         return stepError(
             i, llvm::formatv("waits for step {0} a second time", step.start));
       doneSeen[step.start] = true;
       break;
     }
+    }
   }
+  // A collective's result exists only at its done: as in the runtime, one
+  // started and never waited for is a broken program.
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (program.steps[i].kind == SimStep::Kind::CollectiveStart && !doneSeen[i])
+      return stepError(i, "no collective-done waits for it");
   // Keys pack (slot, device, side) into 64 bits below DenseSet's reserved
   // values.
   if (slots != 0 &&
@@ -542,24 +608,39 @@ std::pair<int64_t, int64_t> Simulation::permutePeers(int64_t d,
           source >= 0 && source != self ? view.member(d, source) : -1};
 }
 
-void Simulation::expectKey(Device &dev, uint64_t key) {
+void Simulation::expectKey(Waits &waits, uint64_t key) {
   // A message that arrived before its receiver got here is waiting in
   // `completed`.
   if (completed.erase(key))
     return;
-  assert(dev.numExpect < kMaxExpect && "waiting for too many keys");
-  dev.expect[dev.numExpect++] = key;
-  ++dev.pending;
+  assert(waits.numExpect < kMaxExpect && "waiting for too many keys");
+  waits.expect[waits.numExpect++] = key;
+  ++waits.pending;
+}
+
+/// Takes `key` from those `waits` waits for; false if it is not one.
+static bool take(Waits &waits, uint64_t key) {
+  for (uint32_t i = 0; i < waits.numExpect; ++i) {
+    if (waits.expect[i] != key)
+      continue;
+    waits.expect[i] = kNoKey;
+    return true;
+  }
+  return false;
 }
 
 void Simulation::deliverKey(int64_t d, uint64_t key, double now) {
   Device &dev = devices[d];
-  for (uint32_t i = 0; i < dev.numExpect; ++i) {
-    if (dev.expect[i] != key)
-      continue;
-    dev.expect[i] = kNoKey;
+  if (take(dev, key)) {
     if (--dev.pending == 0)
       satisfied(d, now);
+    return;
+  }
+  for (uint32_t id = dev.firstRun; id != kNoRun; id = runs[id].next) {
+    if (!take(runs[id], key))
+      continue;
+    if (--runs[id].pending == 0)
+      runSatisfied(id, now);
     return;
   }
   completed.insert(key);
@@ -589,9 +670,37 @@ void Simulation::advance(int64_t d, double now) {
         break;
       beginComm(dev, now);
       dev.opBegin = now;
-      dev.round = info.roundsBegin;
-      dev.state = DeviceState::Launching;
-      push(now + hw.collectiveLaunchOverhead, EventKind::Resume, d);
+      dev.pending = 0;
+      dev.numExpect = 0;
+      expectKey(dev, doneKey(dev.pc, d));
+      dev.state = DeviceState::Collective;
+      launchCollective(d, dev.pc, /*async=*/false, now);
+      return;
+
+    case SimStep::Kind::CollectiveStart:
+      if (info.roundsBegin == info.roundsEnd)
+        break;
+      beginComm(dev, now);
+      if (dev.inFlight >= static_cast<int32_t>(maxInFlight)) {
+        dev.opBegin = now;
+        dev.state = DeviceState::Slot;
+        return;
+      }
+      launchCollective(d, dev.pc, /*async=*/true, now);
+      break;
+
+    case SimStep::Kind::CollectiveDone:
+      if (infos[step.start].roundsBegin == infos[step.start].roundsEnd)
+        break;
+      dev.pending = 0;
+      dev.numExpect = 0;
+      expectKey(dev, doneKey(step.start, d));
+      if (dev.pending == 0) {
+        endComm(dev, now);
+        break;
+      }
+      dev.opBegin = now;
+      dev.state = DeviceState::Done;
       return;
 
     case SimStep::Kind::Permute: {
@@ -604,7 +713,7 @@ void Simulation::advance(int64_t d, double now) {
       dev.numExpect = 0;
       if (target >= 0) {
         startTransfer(d, target, step.bytes, 0, recvKey(info.slotBase, target),
-                      /*blocking=*/true, hw.collectiveLaunchOverhead,
+                      /*blocking=*/true, kNoRun, hw.collectiveLaunchOverhead,
                       /*tiesNegative=*/false, now);
         ++dev.pending;
       }
@@ -672,20 +781,86 @@ void Simulation::startPermuteSend(int64_t d, double now) {
   int64_t target = permutePeers(d, dev.pc).first;
   ++dev.inFlight;
   startTransfer(d, target, step.bytes, sendKey(slot, d), recvKey(slot, target),
-                /*blocking=*/false, hw.collectiveLaunchOverhead,
+                /*blocking=*/false, kNoRun, hw.collectiveLaunchOverhead,
                 /*tiesNegative=*/false, now);
 }
 
-void Simulation::beginRound(int64_t d, double now) {
+void Simulation::releaseSlot(int64_t d, uint64_t key, double now) {
   Device &dev = devices[d];
-  const StepInfo &info = infos[dev.pc];
-  dev.state = DeviceState::Ring;
+  --dev.inFlight;
+  if (dev.state != DeviceState::Slot) {
+    deliverKey(d, key, now);
+    return;
+  }
+  // The freed slot goes to the start the device is stuck at; the key waits
+  // for its done.
+  completed.insert(key);
+  addExposed(d, program.steps[dev.pc].label, dev.opBegin, now);
+  dev.state = DeviceState::Running;
+  if (program.steps[dev.pc].kind == SimStep::Kind::PermuteStart)
+    startPermuteSend(d, now);
+  else
+    launchCollective(d, dev.pc, /*async=*/true, now);
+  ++dev.pc;
+  advance(d, now);
+}
+
+/// The current step of `d` ends at `now`: account its wait and go on.
+void Simulation::finishStep(int64_t d, double now) {
+  Device &dev = devices[d];
+  addExposed(d, program.steps[dev.pc].label, dev.opBegin, now);
+  ++dev.pc;
+  advance(d, now);
+}
+
+void Simulation::satisfied(int64_t d, double now) {
+  Device &dev = devices[d];
+  dev.numExpect = 0;
+  assert((dev.state == DeviceState::Collective ||
+          dev.state == DeviceState::Permute ||
+          dev.state == DeviceState::Done) &&
+         "device satisfied while not waiting");
+  endComm(dev, now);
+  finishStep(d, now);
+}
+
+//===----------------------------------------------------------------------===//
+// Collective runs
+//===----------------------------------------------------------------------===//
+
+void Simulation::launchCollective(int64_t d, uint32_t step, bool async,
+                                  double now) {
+  uint32_t id;
+  if (!freeRuns.empty()) {
+    id = freeRuns.back();
+    freeRuns.pop_back();
+  } else {
+    id = runs.size();
+    runs.emplace_back();
+  }
+  Device &dev = devices[d];
+  CollectiveRun &run = runs[id];
+  run.device = d;
+  run.step = step;
+  run.round = infos[step].roundsBegin;
+  run.async = async;
+  run.next = dev.firstRun;
+  dev.firstRun = id;
+  if (async)
+    ++dev.inFlight;
+  push(now + hw.collectiveLaunchOverhead, EventKind::Launch, id);
+}
+
+void Simulation::playRounds(uint32_t id, double now) {
+  CollectiveRun &run = runs[id];
+  int64_t d = run.device;
+  const StepInfo &info = infos[run.step];
   // A round in which the device neither sends nor receives (an end of a
   // line) passes at once.
   while (true) {
-    const Round &round = rounds[dev.round];
-    dev.pending = 0;
-    dev.numExpect = 0;
+    const Round &round = rounds[run.round];
+    run.pending = 0;
+    run.numExpect = 0;
     for (uint32_t i = round.sendsBegin; i < round.sendsEnd; ++i) {
       const RoundSend &send = roundSends[i];
       const GroupView &view = views[send.view];
@@ -702,51 +877,46 @@ void Simulation::beginRound(int64_t d, double now) {
       int64_t target = peer(self + send.shift);
       if (target >= 0) {
         startTransfer(d, target, send.bytes, 0, recvKey(slot, target),
-                      /*blocking=*/true, 0,
+                      /*blocking=*/true, id, 0,
                       /*tiesNegative=*/send.shift < 0, now);
-        ++dev.pending;
+        ++run.pending;
       }
       if (peer(self - send.shift) >= 0)
-        expectKey(dev, recvKey(slot, d));
+        expectKey(run, recvKey(slot, d));
     }
-    if (dev.pending > 0)
+    if (run.pending > 0)
       return;
-    if (++dev.round == info.roundsEnd) {
-      endComm(dev, now);
-      finishStep(d, now);
+    if (++run.round == info.roundsEnd) {
+      finishRun(id, now);
       return;
     }
   }
 }
 
-/// The current step of `d` ends at `now`: account its wait and go on.
-void Simulation::finishStep(int64_t d, double now) {
-  Device &dev = devices[d];
-  addExposed(d, program.steps[dev.pc].label, dev.opBegin, now);
-  ++dev.pc;
-  advance(d, now);
+void Simulation::runSatisfied(uint32_t id, double now) {
+  CollectiveRun &run = runs[id];
+  if (++run.round == infos[run.step].roundsEnd)
+    finishRun(id, now);
+  else
+    playRounds(id, now);
 }
 
-void Simulation::satisfied(int64_t d, double now) {
-  Device &dev = devices[d];
-  dev.numExpect = 0;
-  switch (dev.state) {
-  case DeviceState::Ring:
-    if (++dev.round == infos[dev.pc].roundsEnd) {
-      endComm(dev, now);
-      finishStep(d, now);
-      return;
-    }
-    beginRound(d, now);
-    return;
-  case DeviceState::Permute:
-  case DeviceState::Done:
-    endComm(dev, now);
-    finishStep(d, now);
-    return;
-  default:
-    llvm_unreachable("device satisfied while not waiting");
-  }
+void Simulation::finishRun(uint32_t id, double now) {
+  CollectiveRun &run = runs[id];
+  int64_t d = run.device;
+  uint64_t key = doneKey(run.step, d);
+  bool async = run.async;
+  uint32_t *link = &devices[d].firstRun;
+  while (*link != id)
+    link = &runs[*link].next;
+  *link = run.next;
+  run.device = -1;
+  freeRuns.push_back(id);
+  // The device may go on and launch runs, which can move `runs`.
+  if (async)
+    releaseSlot(d, key, now);
+  else
+    deliverKey(d, key, now);
 }
 
 //===----------------------------------------------------------------------===//
@@ -755,8 +925,8 @@ void Simulation::satisfied(int64_t d, double now) {
 
 void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
                                uint64_t sendKey, uint64_t recvKey,
-                               bool blocking, double delay, bool tiesNegative,
-                               double now) {
+                               bool blocking, uint32_t run, double delay,
+                               bool tiesNegative, double now) {
   uint32_t group;
   if (!freeGroups.empty()) {
     group = freeGroups.back();
@@ -787,6 +957,7 @@ void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
     t.rate = 0;
     t.fluidStart = -1;
     t.blocking = blocking;
+    t.run = run;
     t.group = group;
     ++t.version;
     t.links.assign(route.begin(), route.end());
@@ -877,7 +1048,7 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   int64_t src = t.src, dst = t.dst;
   uint64_t sendKey = t.sendKey, recvKey = t.recvKey;
   bool blocking = t.blocking;
-  uint32_t group = t.group;
+  uint32_t run = t.run, group = t.group;
   ++t.version;
   freeTransfers.push_back(id);
   // The transfer arrives with its last part.
@@ -886,24 +1057,14 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   freeGroups.push_back(group);
 
   // The sender first: its own send done.
-  Device &sender = devices[src];
-  if (blocking) {
-    if (--sender.pending == 0)
+  if (run != kNoRun) {
+    if (--runs[run].pending == 0)
+      runSatisfied(run, now);
+  } else if (blocking) {
+    if (--devices[src].pending == 0)
       satisfied(src, now);
   } else {
-    --sender.inFlight;
-    if (sender.state == DeviceState::Slot) {
-      // The freed slot goes to the start the device is stuck at; the send
-      // key waits for its done.
-      completed.insert(sendKey);
-      addExposed(src, program.steps[sender.pc].label, sender.opBegin, now);
-      sender.state = DeviceState::Running;
-      startPermuteSend(src, now);
-      ++sender.pc;
-      advance(src, now);
-    } else {
-      deliverKey(src, sendKey, now);
-    }
+    releaseSlot(src, sendKey, now);
   }
   deliverKey(dst, recvKey, now);
 }
@@ -922,17 +1083,15 @@ llvm::Error Simulation::run() {
     ++events;
     now = event.time;
     switch (event.kind) {
-    case EventKind::Resume: {
-      Device &dev = devices[event.id];
-      if (dev.state == DeviceState::Launching) {
-        beginRound(event.id, now);
-      } else {
-        assert(dev.state == DeviceState::Computing && "unexpected resume");
-        ++dev.pc;
-        advance(event.id, now);
-      }
+    case EventKind::Resume:
+      assert(devices[event.id].state == DeviceState::Computing &&
+             "unexpected resume");
+      ++devices[event.id].pc;
+      advance(event.id, now);
       break;
-    }
+    case EventKind::Launch:
+      playRounds(event.id, now);
+      break;
     case EventKind::FluidStart:
       assert(transfers[event.id].version == event.version && "stale start");
       enterFluid(event.id, now);
@@ -951,9 +1110,28 @@ llvm::Error Simulation::run() {
     const SimStep &step = program.steps[dev.pc];
     std::string what;
     switch (dev.state) {
-    case DeviceState::Ring:
+    case DeviceState::Collective:
+    case DeviceState::Done: {
+      // Waiting for its part of a collective: say where that is stuck.
+      uint32_t collective = step.kind == SimStep::Kind::Collective ? dev.pc
+                            : step.kind == SimStep::Kind::CollectiveDone
+                                ? step.start
+                                : kNoRun;
+      auto run = llvm::find_if(runs, [&](const CollectiveRun &r) {
+        return r.device == d && r.step == collective;
+      });
+      if (run != runs.end()) {
+        const StepInfo &info = infos[collective];
+        what = llvm::formatv("waiting for {0} transfer(s) in round {1} of {2} "
+                             "of its collective",
+                             run->pending, run->round - info.roundsBegin + 1,
+                             info.roundsEnd - info.roundsBegin)
+                   .str();
+        break;
+      }
+      [[fallthrough]];
+    }
     case DeviceState::Permute:
-    case DeviceState::Done:
       what = llvm::formatv("waiting for {0} transfer(s)", dev.pending).str();
       break;
     case DeviceState::Slot:
@@ -986,6 +1164,7 @@ SimReport Simulation::makeReport() const {
   SimReport report;
   report.hardware = hw.name;
   report.topology = topology.describe();
+  report.hbmCapacityBytes = hw.hbmCapacity;
   report.numDevices = numDevices;
   int64_t critical = criticalDevice();
   const Device &dev = devices[critical];

@@ -16,6 +16,7 @@
 
 #include "OverlapDialect/Analysis/CollectiveConsistency.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
+#include "OverlapDialect/Analysis/PeakMemory.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Simulator/Simulator.h"
@@ -28,6 +29,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
@@ -137,6 +139,19 @@ static int simulateFunction(mlir::FunctionOpInterface func,
     return 1;
   }
   report = std::move(*simulated);
+  if (auto funcOp = dyn_cast<mlir::func::FuncOp>(func.getOperation())) {
+    FailureOr<mlir::ovl::PeakMemory> peak =
+        mlir::ovl::estimatePeakMemory(funcOp);
+    if (failed(peak))
+      return 1;
+    report.peakMemoryBytes = static_cast<double>(peak->peakBytes);
+    if (report.fitsInMemory() == false)
+      errs() << formatv("overlap-sim: warning: @{0} needs {1} bytes per "
+                        "device at its peak, more than the {2} bytes of "
+                        "HBM of {3}\n",
+                        func.getName(), peak->peakBytes,
+                        int64_t(report.hbmCapacityBytes), report.hardware);
+  }
   return 0;
 }
 

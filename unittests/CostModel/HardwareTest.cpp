@@ -36,6 +36,7 @@ TEST(HardwareTest, TpuV4Figures) {
   EXPECT_DOUBLE_EQ(hw->peak(ElementKind::BF16), 275e12);
   EXPECT_DOUBLE_EQ(hw->peak(ElementKind::F32), 275e12 / 6);
   EXPECT_DOUBLE_EQ(hw->hbmBandwidth, 1.2e12);
+  EXPECT_DOUBLE_EQ(hw->hbmCapacity, 32.0 * (1 << 30));
   EXPECT_DOUBLE_EQ(hw->linkBandwidth, 45e9);
   EXPECT_EQ(hw->linksPerChip, 6u);
   EXPECT_DOUBLE_EQ(hw->hopLatency, 1e-6);
@@ -53,6 +54,12 @@ TEST(HardwareTest, DerivedLinkBandwidths) {
   EXPECT_EQ(h100->interconnect, InterconnectKind::Switch);
   EXPECT_DOUBLE_EQ(h100->egressBandwidth(), 450e9);
   EXPECT_DOUBLE_EQ(h100->peak(ElementKind::BF16), 989e12);
+}
+
+TEST(HardwareTest, HbmCapacities) {
+  EXPECT_DOUBLE_EQ(lookupHardware("tpu-v5e")->hbmCapacity, 16e9);
+  EXPECT_DOUBLE_EQ(lookupHardware("tpu-v5p")->hbmCapacity, 95.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(lookupHardware("h100-nvlink")->hbmCapacity, 80e9);
 }
 
 TEST(HardwareTest, UnknownNameIsNotFound) {
@@ -150,6 +157,18 @@ protected:
   llvm::SmallString<128> path;
 };
 
+TEST_F(HardwareJSONTest, HbmCapacityIsReadAndChecked) {
+  llvm::json::Object object = validObject();
+  object["hbmCapacity"] = 24e9;
+  llvm::Expected<HardwareDescription> hw = load(std::move(object));
+  ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
+  EXPECT_DOUBLE_EQ(hw->hbmCapacity, 24e9);
+  llvm::json::Object negative = validObject();
+  negative["hbmCapacity"] = -1;
+  EXPECT_NE(loadError(std::move(negative)).find("hbmCapacity"),
+            std::string::npos);
+}
+
 TEST_F(HardwareJSONTest, ValidFileLoads) {
   llvm::Expected<HardwareDescription> hw = load(validObject());
   ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
@@ -168,6 +187,8 @@ TEST_F(HardwareJSONTest, ValidFileLoads) {
   EXPECT_EQ(hw->torusRank, 2u);
   EXPECT_EQ(hw->wrapAroundUnit, 8u);
   EXPECT_FALSE(hw->wrapAroundPerDimension);
+  // Optional: unknown unless given.
+  EXPECT_DOUBLE_EQ(hw->hbmCapacity, 0);
 }
 
 TEST_F(HardwareJSONTest, WrapAroundPerDimensionIsOptional) {

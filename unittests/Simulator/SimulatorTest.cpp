@@ -5,8 +5,9 @@
 // (MachineModel::collectiveTime, whose rounds the simulator plays) and
 // against formulas written out by hand; permutes against permuteTime;
 // looped einsum programs whose communication is hidden or exposed, DMA slot
-// limits and link sharing against formulas derived by hand; error
-// reporting; the JSON report and the Chrome trace.
+// limits and link sharing against formulas derived by hand; asynchronous
+// collectives against their blocking form, hidden behind compute, sharing
+// links and slots; error reporting; the JSON report and the Chrome trace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,16 +83,20 @@ struct Bench {
     program.steps.push_back(step);
   }
 
-  void collective(CollectiveKind kind, double bytes,
-                  llvm::ArrayRef<int16_t> axes, RingDirection direction) {
+  /// A Collective or CollectiveStart; returns its step index.
+  uint32_t collective(CollectiveKind kind, double bytes,
+                      llvm::ArrayRef<int16_t> axes, RingDirection direction,
+                      SimStep::Kind stepKind = SimStep::Kind::Collective,
+                      llvm::StringRef name = "collective") {
     SimStep step;
-    step.kind = SimStep::Kind::Collective;
-    step.label = label("collective");
+    step.kind = stepKind;
+    step.label = label(name);
     step.collective = kind;
     step.bytes = bytes;
     step.axes.assign(axes.begin(), axes.end());
     step.direction = direction;
     program.steps.push_back(step);
+    return program.steps.size() - 1;
   }
 
   /// A Permute or PermuteStart; returns its step index.
@@ -108,9 +113,11 @@ struct Bench {
     return program.steps.size() - 1;
   }
 
-  void done(llvm::StringRef name, uint32_t start) {
+  /// A PermuteDone or CollectiveDone.
+  void done(llvm::StringRef name, uint32_t start,
+            SimStep::Kind kind = SimStep::Kind::PermuteDone) {
     SimStep step;
-    step.kind = SimStep::Kind::PermuteDone;
+    step.kind = kind;
     step.label = label(name);
     step.start = start;
     program.steps.push_back(step);
@@ -551,6 +558,282 @@ TEST(SimulatorTest, LaterTransferSpeedsUpWhenTheFirstLeaves) {
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous collectives
+//===----------------------------------------------------------------------===//
+
+constexpr SimStep::Kind kStart = SimStep::Kind::CollectiveStart;
+constexpr SimStep::Kind kDone = SimStep::Kind::CollectiveDone;
+
+/// An all-gather of 64 B one way round a wrapped ring of 4: launch, then 3
+/// rounds of one hop each.
+constexpr double kRingAllGather = kLaunch + 3 * (kAlpha + 64 / kB);
+
+/// Start that all-gather, compute, wait for it.
+Bench asyncAllGather(double computeSeconds) {
+  Bench setup(testTorus(1, 0), {4}, {4});
+  uint32_t start = setup.collective(CollectiveKind::AllGather, 64, {0}, kUni,
+                                    kStart, "start");
+  setup.compute("einsum", computeSeconds, 1000);
+  setup.done("done", start, kDone);
+  return setup;
+}
+
+TEST(SimulatorTest, AsyncCollectiveHidesBehindCompute) {
+  double compute = 100;
+  ASSERT_GT(compute, kRingAllGather);
+  SimReport report = asyncAllGather(compute).mustRun();
+  expectClose(report.stepTime, compute);
+  expectClose(report.computeTime, compute);
+  // In flight from start to done, as an async permute.
+  expectClose(report.commTime, compute);
+  EXPECT_NEAR(report.exposedCommTime, 0, 1e-12);
+  EXPECT_NEAR(report.overlapFraction, 1, 1e-12);
+  expectClose(report.bytesSent, 3 * 64);
+  ASSERT_EQ(report.ops.size(), 3u);
+  EXPECT_EQ(report.ops[0].label, "start");
+  EXPECT_EQ(report.ops[2].label, "done");
+  EXPECT_EQ(report.ops[0].exposedSeconds, 0);
+  EXPECT_EQ(report.ops[2].exposedSeconds, 0);
+}
+
+TEST(SimulatorTest, AsyncCollectiveExposesWhatComputeDoesNotHide) {
+  double compute = 10;
+  ASSERT_LT(compute, kRingAllGather);
+  SimReport report = asyncAllGather(compute).mustRun();
+  expectClose(report.stepTime, kRingAllGather);
+  expectClose(report.computeTime, compute);
+  expectClose(report.commTime, kRingAllGather);
+  expectClose(report.exposedCommTime, kRingAllGather - compute);
+  expectClose(report.overlapFraction, compute / kRingAllGather);
+  // The wait is the done's.
+  ASSERT_EQ(report.ops.size(), 3u);
+  expectClose(report.ops[2].exposedSeconds, kRingAllGather - compute);
+  EXPECT_EQ(report.ops[0].exposedSeconds, 0);
+  EXPECT_EQ(report.ops[1].exposedSeconds, 0);
+}
+
+TEST(SimulatorTest, StartThenDoneIsTheBlockingCollective) {
+  struct Case {
+    HardwareDescription hw;
+    std::vector<int64_t> extents;
+    std::vector<int64_t> grid;
+    std::vector<int16_t> axes;
+    double bytes;
+  };
+  HardwareDescription v4 = *lookupHardware("tpu-v4");
+  const Case cases[] = {
+      {testTorus(1, 0), {4}, {4}, {0}, 64},
+      {testTorus(1, 16), {8}, {8}, {0}, 64}, // no wrap-around
+      {testTorus(2, 4), {4, 4}, {4, 4}, {0, 1}, 64},
+      {testTorus(2, 4), {4, 4}, {2, 4}, {0, 1}, 64},
+      {testSwitch(), {8}, {2, 4}, {0, 1}, 64},
+      {v4, {4, 4, 4}, {4, 4, 4}, {2, 0, 1}, 16e6},
+  };
+  for (const Case &c : cases) {
+    for (CollectiveKind kind : kKinds) {
+      for (RingDirection direction : {kUni, kBi}) {
+        // Alone, and after a permute that delays devices 0 and 1 only: the
+        // others' rounds wait for theirs alike in both forms.
+        for (bool staggered : {false, true}) {
+          SCOPED_TRACE(describe(kind, direction) + " on " + c.hw.name + " " +
+                       std::to_string(c.extents.size()) +
+                       "-D, staggered=" + std::to_string(staggered));
+          Bench blocking(c.hw, c.extents, c.grid);
+          Bench async(c.hw, c.extents, c.grid);
+          if (staggered) {
+            blocking.permute(SimStep::Kind::Permute, "permute", c.bytes,
+                             {c.axes.back()}, {{0, 1}});
+            async.permute(SimStep::Kind::Permute, "permute", c.bytes,
+                          {c.axes.back()}, {{0, 1}});
+          }
+          blocking.collective(kind, c.bytes, c.axes, direction);
+          async.done("done",
+                     async.collective(kind, c.bytes, c.axes, direction, kStart),
+                     kDone);
+          SimReport expected = blocking.mustRun();
+          SimReport actual = async.mustRun();
+          EXPECT_EQ(actual.stepTime, expected.stepTime);
+          EXPECT_EQ(actual.commTime, expected.commTime);
+          EXPECT_EQ(actual.exposedCommTime, expected.exposedCommTime);
+          EXPECT_EQ(actual.bytesSent, expected.bytesSent);
+          EXPECT_EQ(actual.criticalDevice, expected.criticalDevice);
+          EXPECT_EQ(actual.events, expected.events);
+          if (!staggered)
+            expectClose(actual.stepTime, blocking.planned());
+        }
+      }
+    }
+  }
+}
+
+TEST(SimulatorTest, AsyncCollectivesShareLinks) {
+  // Two at once: every round's two blocks share each x+ link.
+  Bench two(testTorus(1, 0), {4}, {4});
+  uint32_t a =
+      two.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart, "a");
+  uint32_t b =
+      two.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart, "b");
+  two.done("done", a, kDone);
+  two.done("done", b, kDone);
+  SimReport both = two.mustRun();
+  expectClose(both.stepTime, kLaunch + 3 * (kAlpha + 2 * 64 / kB));
+  EXPECT_GT(both.stepTime, kRingAllGather);
+  expectClose(both.commTime, both.stepTime);
+
+  // With a permute to the next device: it streams beside the first round
+  // (both launched at once, at B / 2), then the rounds go on alone.
+  auto withPermute = [](int64_t shift) {
+    Bench setup(testTorus(1, 0), {4}, {4});
+    uint32_t collective = setup.collective(CollectiveKind::AllGather, 64, {0},
+                                           kUni, kStart, "start");
+    uint32_t permute = setup.permute(SimStep::Kind::PermuteStart, "shift", 64,
+                                     {0}, shiftPairs(4, shift));
+    setup.done("done", collective, kDone);
+    setup.done("done", permute);
+    return setup.mustRun().stepTime;
+  };
+  expectClose(withPermute(1),
+              kLaunch + (kAlpha + 2 * 64 / kB) + 2 * (kAlpha + 64 / kB));
+  // To the previous one it takes the x- links: no sharing.
+  expectClose(withPermute(3), kRingAllGather);
+}
+
+TEST(SimulatorTest, AsyncCollectivesHoldDmaSlots) {
+  Bench setup(testTorus(1, 0), {4}, {4});
+  uint32_t a =
+      setup.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart);
+  uint32_t b =
+      setup.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart);
+  setup.done("done", a, kDone);
+  setup.done("done", b, kDone);
+  // One slot: the second start waits until the first is done, then runs
+  // alone.
+  SimOptions one;
+  one.maxInFlight = 1;
+  SimReport serial = setup.mustRun(one);
+  expectClose(serial.stepTime, 2 * kRingAllGather);
+  ASSERT_EQ(serial.ops.size(), 2u);
+  expectClose(serial.ops[0].exposedSeconds, kRingAllGather);
+  expectClose(serial.ops[1].exposedSeconds, kRingAllGather);
+  // Two: both at once, sharing the links.
+  SimOptions two;
+  two.maxInFlight = 2;
+  expectClose(setup.mustRun(two).stepTime,
+              kLaunch + 3 * (kAlpha + 2 * 64 / kB));
+
+  // Permutes and collectives take slots from one pool, either way round.
+  double permute = kLaunch + kAlpha + 64 / kB;
+  for (bool collectiveFirst : {true, false}) {
+    SCOPED_TRACE(collectiveFirst);
+    Bench mixed(testTorus(1, 0), {4}, {4});
+    auto startCollective = [&] {
+      return mixed.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart);
+    };
+    auto startPermute = [&] {
+      return mixed.permute(SimStep::Kind::PermuteStart, "shift", 64, {0},
+                           shiftPairs(4, 1));
+    };
+    uint32_t first = collectiveFirst ? startCollective() : startPermute();
+    uint32_t second = collectiveFirst ? startPermute() : startCollective();
+    mixed.done("done", first,
+               collectiveFirst ? kDone : SimStep::Kind::PermuteDone);
+    mixed.done("done", second,
+               collectiveFirst ? SimStep::Kind::PermuteDone : kDone);
+    expectClose(mixed.mustRun(one).stepTime, kRingAllGather + permute);
+  }
+}
+
+TEST(SimulatorTest, AsyncCollectivesOfGroupsOfOneAreFree) {
+  Bench setup(testTorus(2, 4), {4, 4}, {1, 4});
+  uint32_t start =
+      setup.collective(CollectiveKind::AllReduce, 64, {0}, kBi, kStart);
+  setup.done("done", start, kDone);
+  SimReport report = setup.mustRun();
+  EXPECT_EQ(report.stepTime, 0);
+  EXPECT_EQ(report.commTime, 0);
+  EXPECT_EQ(report.bytesSent, 0);
+}
+
+TEST(SimulatorTest, AsyncCollectiveErrors) {
+  Bench before(testTorus(1, 0), {4}, {4});
+  before.done("done", 1, kDone);
+  before.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart, "start");
+  EXPECT_EQ(errorOf(before.run()),
+            "step 0 (collective-done 'done'): waits for step 1, which does "
+            "not come before it");
+
+  Bench notStart(testTorus(1, 0), {4}, {4});
+  notStart.compute("einsum", 1);
+  notStart.done("done", 0, kDone);
+  EXPECT_EQ(errorOf(notStart.run()),
+            "step 1 (collective-done 'done'): waits for step 0, which is a "
+            "compute rather than a collective-start");
+
+  // The dones do not mix.
+  Bench permuteStart(testTorus(1, 0), {4}, {4});
+  permuteStart.done("done",
+                    permuteStart.permute(SimStep::Kind::PermuteStart, "start",
+                                         64, {0}, shiftPairs(4, 1)),
+                    kDone);
+  EXPECT_EQ(errorOf(permuteStart.run()),
+            "step 1 (collective-done 'done'): waits for step 0, which is a "
+            "permute-start rather than a collective-start");
+  Bench collectiveStart(testTorus(1, 0), {4}, {4});
+  collectiveStart.done("done",
+                       collectiveStart.collective(CollectiveKind::AllGather, 64,
+                                                  {0}, kUni, kStart, "start"));
+  EXPECT_EQ(errorOf(collectiveStart.run()),
+            "step 1 (permute-done 'done'): waits for step 0, which is a "
+            "collective-start rather than a permute-start");
+
+  Bench never(testTorus(1, 0), {4}, {4});
+  never.collective(CollectiveKind::AllGather, 64, {0}, kUni, kStart, "start");
+  never.compute("einsum", 1);
+  EXPECT_EQ(errorOf(never.run()),
+            "step 0 (collective-start 'start'): no collective-done waits for "
+            "it");
+
+  Bench twice(testTorus(1, 0), {4}, {4});
+  uint32_t start = twice.collective(CollectiveKind::AllGather, 64, {0}, kUni,
+                                    kStart, "start");
+  twice.done("done", start, kDone);
+  twice.done("done", start, kDone);
+  EXPECT_EQ(errorOf(twice.run()),
+            "step 2 (collective-done 'done'): waits for step 0 a second time");
+
+  Bench axis(testTorus(1, 0), {4}, {4});
+  axis.done("done",
+            axis.collective(CollectiveKind::AllGather, 64, {1}, kUni, kStart,
+                            "start"),
+            kDone);
+  EXPECT_EQ(errorOf(axis.run()),
+            "step 0 (collective-start 'start'): axis 1 is outside the grid of "
+            "rank 1");
+}
+
+TEST(SimulatorTest, DeadlockInACollectiveNamesItsRound) {
+  // Without bandwidth the first round never ends: each device waits for
+  // its send and its receive.
+  HardwareDescription hw = testTorus(1, 0);
+  hw.linkBandwidth = 0;
+  Bench blocking(hw, {4}, {4});
+  blocking.collective(CollectiveKind::AllGather, 64, {0}, kUni);
+  EXPECT_EQ(errorOf(blocking.run()),
+            "deadlock: no events left at t = 2.5 s but device 0 (physical 0) "
+            "is stuck at step 0 (collective 'collective'), waiting for 2 "
+            "transfer(s) in round 1 of 3 of its collective");
+  Bench async(hw, {4}, {4});
+  uint32_t start = async.collective(CollectiveKind::AllGather, 64, {0}, kUni,
+                                    kStart, "start");
+  async.compute("einsum", 1);
+  async.done("done", start, kDone);
+  EXPECT_EQ(errorOf(async.run()),
+            "deadlock: no events left at t = 2.5 s but device 0 (physical 0) "
+            "is stuck at step 2 (collective-done 'done'), waiting for 2 "
+            "transfer(s) in round 1 of 3 of its collective");
+}
+
+//===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
 
@@ -749,6 +1032,40 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
   EXPECT_EQ(computeSpans, 4 * 4);
   EXPECT_EQ(waitSpans, 4 * 3);
   expectClose(waited, report.exposedCommTime);
+}
+
+TEST(SimulatorTest, TraceShowsAsyncCollectives) {
+  // The rounds on the links, the compute beside them, the wait at the done.
+  SimOptions options;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  options.trace = &os;
+  SimReport report = asyncAllGather(10).mustRun(options);
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
+  int computeSpans = 0, linkSpans = 0;
+  double waited = 0;
+  for (const llvm::json::Value &value :
+       *parsed->getAsObject()->getArray("traceEvents")) {
+    const llvm::json::Object *event = value.getAsObject();
+    if (*event->getString("ph") != "X")
+      continue;
+    int64_t pid = *event->getInteger("pid");
+    if (pid == 4) {
+      ++linkSpans;
+      expectClose(*event->getNumber("dur") / 1e6, 64 / kB);
+    } else if (*event->getInteger("tid") == 0) {
+      ++computeSpans;
+      EXPECT_EQ(*event->getNumber("ts"), 0);
+    } else if (pid == report.criticalDevice) {
+      EXPECT_EQ(*event->getString("name"), "done");
+      waited += *event->getNumber("dur") / 1e6;
+    }
+  }
+  // Three rounds, each device sending once a round.
+  EXPECT_EQ(linkSpans, 4 * 3);
+  EXPECT_EQ(computeSpans, 4);
+  expectClose(waited, kRingAllGather - 10);
 }
 
 } // namespace

@@ -56,6 +56,8 @@ struct HardwareDescription {
   /// Peak arithmetic rate per element kind, indexed by ElementKind, counting a
   /// multiply-add as two operations.
   std::array<double, kNumElementKinds> peakFlops = {};
+  /// Bytes of HBM per chip; 0 when unknown (no fit is checked then).
+  double hbmCapacity = 0;
   double hbmBandwidth = 0;
   /// Bandwidth of one link in one direction.
   double linkBandwidth = 0;

@@ -43,6 +43,14 @@ struct SimStep {
     /// Waits for the transfer started by step `start` to be received (and
     /// the own send of it to be finished).
     PermuteDone,
+    /// Starts the rounds of the same collective as Collective and continues
+    /// at once; they go on over the links meanwhile. Holds a DMA slot (after
+    /// waiting for a free one, as PermuteStart) until the device's part of
+    /// the collective has finished.
+    CollectiveStart,
+    /// Waits until the device's part of the collective started by step
+    /// `start` has finished.
+    CollectiveDone,
   };
 
   Kind kind = Kind::Compute;
@@ -54,7 +62,8 @@ struct SimStep {
   double flops = 0;
   ElementKind elementKind = ElementKind::F32;
 
-  /// Collective, Permute, PermuteStart: the group and the payload.
+  /// Collective, CollectiveStart, Permute, PermuteStart: the group and the
+  /// payload.
   llvm::SmallVector<int16_t, 2> axes;
   double bytes = 0;
   CollectiveKind collective = CollectiveKind::AllGather;
@@ -63,7 +72,8 @@ struct SimStep {
   /// group indices (source, target).
   uint32_t pairs = 0;
 
-  /// PermuteDone: index in SimProgram::steps of its PermuteStart.
+  /// PermuteDone, CollectiveDone: index in SimProgram::steps of its
+  /// PermuteStart or CollectiveStart.
   uint32_t start = 0;
 };
 

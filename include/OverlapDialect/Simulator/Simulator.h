@@ -2,10 +2,10 @@
 //
 // Plays a SimProgram on every device of a DeviceAssignment: one compute
 // stream per device, one queue per directed link shared by the transfers on
-// it, per-hop latency, a limit on asynchronous transfers in flight, blocking
-// collectives run as the rounds of their CollectivePlan over the topology's
-// links. Reports what
-// a compiler engineer asks of a schedule: step time, compute, total and
+// it, per-hop latency, a limit on asynchronous transfers (permutes and
+// collectives) in flight, blocking and asynchronous collectives run as the
+// rounds of their CollectivePlan over the topology's links. Reports what a
+// compiler engineer asks of a schedule: step time, compute, total and
 // exposed communication, overlap, FLOP/s and utilization, and where the time
 // goes per op; optionally a Chrome/Perfetto trace.
 //
@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +30,8 @@ namespace mlir {
 namespace ovl {
 
 struct SimOptions {
-  /// Asynchronous transfers a device may have in flight; 0 takes
-  /// hardware.dmaSlots.
+  /// Asynchronous permutes and collectives a device may have in flight; 0
+  /// takes hardware.dmaSlots.
   unsigned maxInFlight = 0;
   /// Write a Chrome trace to this stream when set.
   llvm::raw_ostream *trace = nullptr;
@@ -56,7 +57,8 @@ struct SimReport {
   double stepTime = 0;
   double computeTime = 0;
   /// Time during which the device had communication in flight (a blocking
-  /// collective or permute, or any started transfer not yet done).
+  /// collective or permute, or any started permute or collective not yet
+  /// done).
   double commTime = 0;
   /// Time the device waited for communication: stepTime - computeTime.
   double exposedCommTime = 0;
@@ -72,6 +74,18 @@ struct SimReport {
   double utilization = 0;
   /// Bytes one device sent over links (per hop counted once).
   double bytesSent = 0;
+  /// The program's peak live bytes per device: filled by the caller (the
+  /// simulator plays time, not memory; see Analysis/PeakMemory.h), -1 when
+  /// not estimated.
+  double peakMemoryBytes = -1;
+  /// The chip's HBM (HardwareDescription::hbmCapacity); 0 when unknown.
+  double hbmCapacityBytes = 0;
+  /// Whether the program fits: known only with both figures.
+  std::optional<bool> fitsInMemory() const {
+    if (peakMemoryBytes < 0 || hbmCapacityBytes <= 0)
+      return std::nullopt;
+    return peakMemoryBytes <= hbmCapacityBytes;
+  }
   std::vector<SimOpStats> ops;
   /// Simulator internals, for the speed benchmark.
   int64_t events = 0;
@@ -83,7 +97,8 @@ constexpr int64_t kMaxSimulatedDeviceSteps = int64_t(1) << 30;
 
 /// Simulates `program` on all logical devices of `machine`. Fails with a
 /// message on an inconsistent program (a permute whose pairs do not fit the
-/// group, a done without its start, a deadlock) and, before allocating
+/// group, a done without its start, a collective start without its done, a
+/// deadlock) and, before allocating
 /// anything, on one larger than kMaxSimulatedDeviceSteps.
 llvm::Expected<SimReport> simulate(const SimProgram &program,
                                    const MachineModel &machine,
@@ -93,8 +108,9 @@ llvm::Expected<SimReport> simulate(const SimProgram &program,
 /// (`step_time_s`, `compute_time_s`, `comm_time_s`, `exposed_comm_time_s`,
 /// `overlap_fraction`, `lower_bound_s`, `flops`, `flops_per_second`,
 /// `utilization`, `bytes_sent`, `num_devices`, `critical_device`, `hardware`,
-/// `topology`, `events`, and `ops`: [{`label`, `count`, `compute_time_s`,
-/// `exposed_comm_time_s`}]).
+/// `topology`, `events`, `peak_memory_bytes` and `hbm_capacity_bytes` (null
+/// when unknown), `fits_in_memory` (null when either is), and `ops`: [{`label`,
+/// `count`, `compute_time_s`, `exposed_comm_time_s`}]).
 void writeReportJSON(const SimReport &report, llvm::raw_ostream &os);
 /// The same for people: aligned lines with units.
 void printReport(const SimReport &report, llvm::raw_ostream &os);
