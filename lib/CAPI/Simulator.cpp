@@ -4,12 +4,14 @@
 
 #include "OverlapDialect/Analysis/CollectiveConsistency.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
+#include "OverlapDialect/Analysis/PeakMemory.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
 #include "OverlapDialect/Simulator/Simulator.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -78,6 +80,12 @@ simulateToString(ModuleOp module, StringRef entryName, StringRef hardware,
     module.emitError("simulation failed: ")
         << llvm::toString(report.takeError());
     return failure();
+  }
+  if (auto func = dyn_cast<func::FuncOp>(entry.getOperation())) {
+    FailureOr<ovl::PeakMemory> peak = ovl::estimatePeakMemory(func);
+    if (failed(peak))
+      return failure();
+    report->peakMemoryBytes = static_cast<double>(peak->peakBytes);
   }
   std::string json;
   llvm::raw_string_ostream os(json);

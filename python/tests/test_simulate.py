@@ -11,6 +11,21 @@ def test_simulate_report(mlp_1d_text):
     assert report["ops"]
 
 
+def test_simulate_reports_peak_memory():
+    # One 4096-byte argument and two 4096-byte einsum results live at once
+    # (as test/Simulator/peak-memory.mlir counts), of the v5e's 16 GB.
+    report = overlap.simulate("""
+        shard.grid @ring(shape = 4)
+        func.func @chain(%a: tensor<1024xf32>) -> tensor<1024xf32> {
+          %b = ovl.einsum "i,i->i" %a, %a : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
+          %c = ovl.einsum "i,i->i" %b, %b : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
+          return %c : tensor<1024xf32>
+        }""", hardware="tpu-v5e")
+    assert report["peak_memory_bytes"] == 12288
+    assert report["hbm_capacity_bytes"] == 16e9
+    assert report["fits_in_memory"] is True
+
+
 def test_simulate_options(mlp_1d_text):
     report = overlap.simulate(mlp_1d_text, hardware="tpu-v5p",
                               topology="4x1x1", entry="mlp")
