@@ -940,9 +940,17 @@ TEST(SimulatorTest, ReportJSONHasEveryField) {
        {"step_time_s", "compute_time_s", "comm_time_s", "exposed_comm_time_s",
         "overlap_fraction", "lower_bound_s", "flops", "flops_per_second",
         "utilization", "bytes_sent", "num_devices", "critical_device",
-        "hardware", "topology", "events", "ops"})
+        "hardware", "topology", "events", "peak_memory_bytes",
+        "hbm_capacity_bytes", "fits_in_memory", "ops"})
     EXPECT_TRUE(object->get(key)) << key.str();
-  EXPECT_EQ(object->size(), 16u);
+  EXPECT_EQ(object->size(), 19u);
+  // The simulator plays time, not memory: the caller fills the peak; the
+  // test machine's HBM is unknown.
+  EXPECT_EQ(object->get("peak_memory_bytes")->kind(), llvm::json::Value::Null);
+  EXPECT_EQ(object->get("fits_in_memory")->kind(), llvm::json::Value::Null);
+  report.peakMemoryBytes = 100;
+  report.hbmCapacityBytes = 50;
+  EXPECT_EQ(report.fitsInMemory(), std::optional<bool>(false));
   EXPECT_EQ(object->getNumber("lower_bound_s"),
             std::max(report.computeTime, report.commTime));
   EXPECT_EQ(object->getNumber("step_time_s"), report.stepTime);

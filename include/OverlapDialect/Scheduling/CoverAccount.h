@@ -1,0 +1,55 @@
+//===- CoverAccount.h - The compute that may hide each transfer -*- C++ -*-===//
+//
+// Which ops may lie within each transfer of a block, between its start and
+// the first op consuming its token: those that neither precede the start
+// nor follow a consumer. Keeps, for the transfers the bottom-up scheduler
+// has not opened yet (no consumer placed), the compute still unplaced that
+// could hide them, so that the schedulers can tell where an op's cover is
+// worth most.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAPDIALECT_SCHEDULING_COVERACCOUNT_H
+#define OVERLAPDIALECT_SCHEDULING_COVERACCOUNT_H
+
+#include "OverlapDialect/Scheduling/ScheduleGraph.h"
+
+namespace mlir {
+namespace ovl {
+namespace sched {
+
+class CoverAccount {
+public:
+  explicit CoverAccount(const ScheduleGraph &graph);
+
+  /// What compute op `c` is worth to the transfers not opened yet: the most
+  /// it would cut from one's exposed time, were that transfer hidden by all
+  /// the compute it may have, this op last.
+  double worthElsewhere(unsigned c) const;
+
+  /// The unplaced compute that may hide the transfer of start `s`, besides
+  /// op `c`; std::nullopt when `c` may not hide it.
+  std::optional<double> availableBesides(unsigned s, unsigned c) const;
+
+  /// Node `i` is placed: it no longer hides what it may, and if it consumes
+  /// a transfer's token that transfer is opened.
+  void place(unsigned i);
+
+private:
+  /// A transfer that has consumers in the block, and the ops that may lie
+  /// within it.
+  struct Window {
+    unsigned start = 0;
+    llvm::BitVector mayCover;
+    double available = 0;
+    bool opened = false;
+  };
+  const ScheduleGraph &graph;
+  llvm::SmallVector<Window> windows;
+};
+
+} // namespace sched
+} // namespace ovl
+} // namespace mlir
+
+#endif // OVERLAPDIALECT_SCHEDULING_COVERACCOUNT_H

@@ -1,0 +1,57 @@
+//===- Replay.h - What an order of a block costs ----------------*- C++ -*-===//
+//
+// Plays an order of a graph's nodes on the cost model, as overlap-sim would
+// with every device in step: each op after the previous one, a done not
+// before its transfers arrive, transfers sharing links as LinkFlows plays
+// them. The schedulers' orders are compared, improved and guarded by it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef OVERLAPDIALECT_SCHEDULING_REPLAY_H
+#define OVERLAPDIALECT_SCHEDULING_REPLAY_H
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+
+namespace mlir {
+namespace ovl {
+namespace sched {
+class BlockSimulation;
+struct ScheduleGraph;
+
+/// What an order of a block amounts to, for the op around it.
+struct BlockOutcome {
+  /// The estimated time of one run of the block, stalls included.
+  double makespan = 0;
+  /// The most transfers in flight at any point.
+  int peak = 0;
+  /// The first node that runs with more transfers in flight than the
+  /// budget beyond what it holds itself (a loop that alone needs more was
+  /// reported inside), and that count.
+  std::optional<unsigned> overBudgetAt;
+  int overBudgetCount = 0;
+};
+
+/// Plays `order` on the cost model: its estimated time (a transfer passed
+/// on to the next iteration exposed by what is left of it when that
+/// iteration waits for it), its peak in-flight count and where it exceeds
+/// `budget`.
+BlockOutcome replay(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
+                    int budget);
+
+/// The replay of `order`, its makespan the simulated step time when
+/// `simulation` is given (the budget and the peak still the replay's).
+BlockOutcome judge(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
+                   int budget, const BlockSimulation *simulation);
+
+/// Whether `candidate` is faster than `current`, which it then replaces: it
+/// must not exceed the budget where `current` does not (the replay does not
+/// price the wait for a slot).
+bool isFaster(const BlockOutcome &candidate, const BlockOutcome &current);
+
+} // namespace sched
+} // namespace ovl
+} // namespace mlir
+
+#endif // OVERLAPDIALECT_SCHEDULING_REPLAY_H

@@ -1,0 +1,75 @@
+//===- BlockScheduler.cpp - The order of one block, end to end ------------===//
+
+#include "OverlapDialect/Scheduling/BlockScheduler.h"
+
+#include "OverlapDialect/Scheduling/BlockSimulation.h"
+#include "OverlapDialect/Scheduling/Improve.h"
+#include "OverlapDialect/Scheduling/ListSchedulers.h"
+#include "OverlapDialect/Scheduling/ScheduleGraph.h"
+
+#include "llvm/ADT/Sequence.h"
+#include "llvm/Support/Debug.h"
+
+#include <optional>
+
+#define DEBUG_TYPE "ovl-schedule"
+
+using namespace mlir::ovl::sched;
+
+BlockSchedule
+mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
+                                const BlockScheduleOptions &options) {
+  int budget = options.budget;
+  // The event simulator judges where the block can be played on its own:
+  // every move of improve when that is cheap, else the final choice.
+  std::optional<BlockSimulation> simulation =
+      BlockSimulation::build(graph, budget);
+  const BlockSimulation *moves =
+      simulation && simulation->size() <= kSimulatedImproveSize ? &*simulation
+                                                                : nullptr;
+  BlockSchedule result;
+  llvm::SmallVector<unsigned> &order = result.order;
+  BlockOutcome &outcome = result.outcome;
+  if (options.algorithm == Algorithm::TopDown) {
+    order = scheduleTopDown(graph, budget);
+    outcome = judge(graph, order, budget, moves);
+  } else {
+    // Bottom-up's rules that trade cover between transfers judge from what
+    // may hide each transfer, not from where it goes, and can misjudge: the
+    // order without them is judged too and the faster one kept.
+    order = scheduleBottomUp(graph, budget, /*tradeCover=*/true);
+    outcome = judge(graph, order, budget, moves);
+    llvm::SmallVector<unsigned> plain =
+        scheduleBottomUp(graph, budget, /*tradeCover=*/false);
+    BlockOutcome plainOutcome = judge(graph, plain, budget, moves);
+    LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up: " << outcome.makespan
+                            << " s trading cover, " << plainOutcome.makespan
+                            << " s without\n");
+    if (isFaster(plainOutcome, outcome)) {
+      order = std::move(plain);
+      outcome = plainOutcome;
+    }
+  }
+  improve(graph, order, outcome, budget, moves);
+  if (simulation && !moves)
+    outcome = judge(graph, order, budget, &*simulation);
+  result.simulated = simulation.has_value();
+  LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] makespan " << outcome.makespan
+                          << " s (" << (simulation ? "simulated" : "replayed")
+                          << "), peak in flight " << outcome.peak << "\n");
+  // The guard: an order priced slower than the input order is not kept.
+  auto input = llvm::to_vector(llvm::seq<unsigned>(0, graph.nodes.size()));
+  if (order != input) {
+    BlockOutcome kept =
+        judge(graph, input, budget, simulation ? &*simulation : nullptr);
+    if (isFaster(kept, outcome)) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[ovl-schedule] the input order takes " << kept.makespan
+                 << " s, less than the schedule; keeping the input order\n");
+      result.keptInput = true;
+      order = std::move(input);
+      outcome = kept;
+    }
+  }
+  return result;
+}

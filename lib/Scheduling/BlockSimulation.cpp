@@ -1,0 +1,100 @@
+//===- BlockSimulation.cpp - A block played by the event simulator --------===//
+
+#include "OverlapDialect/Scheduling/BlockSimulation.h"
+
+#include "OverlapDialect/Scheduling/ScheduleGraph.h"
+#include "OverlapDialect/Simulator/Simulator.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir::ovl;
+using namespace mlir::ovl::sched;
+
+std::optional<BlockSimulation>
+BlockSimulation::build(const ScheduleGraph &graph, unsigned maxInFlight) {
+  if (graph.entryInFlight != 0 || graph.exitInFlight != 0)
+    return std::nullopt;
+  BlockSimulation sim;
+  sim.maxInFlight = maxInFlight;
+  sim.program.addLabel("block");
+  for (const Node &node : graph.nodes) {
+    if (node.waitsOnEntry || node.leavesBlock)
+      return std::nullopt;
+    SimStep step;
+    switch (node.kind) {
+    case NodeKind::Compute:
+      if (!node.asyncPreds.empty())
+        return std::nullopt;
+      step.seconds = node.cost;
+      break;
+    case NodeKind::Start: {
+      const Transfer &transfer = node.transfer;
+      if (!transfer.machine || !transfer.bytes ||
+          (sim.machine && sim.machine != transfer.machine))
+        return std::nullopt;
+      sim.machine = transfer.machine;
+      step.axes = transfer.axes;
+      step.bytes = *transfer.bytes;
+      switch (transfer.kind) {
+      case Transfer::Kind::Permute:
+        step.kind = SimStep::Kind::PermuteStart;
+        step.pairs = sim.program.addPairs(transfer.pairs);
+        break;
+      case Transfer::Kind::Collective:
+        step.kind = SimStep::Kind::CollectiveStart;
+        step.collective = transfer.collective;
+        break;
+      }
+      break;
+    }
+    case NodeKind::Done: {
+      if (node.asyncPreds.size() != 1 ||
+          graph.nodes[node.asyncPreds[0]].kind != NodeKind::Start)
+        return std::nullopt;
+      const Transfer &transfer = graph.nodes[node.asyncPreds[0]].transfer;
+      step.kind = transfer.kind == Transfer::Kind::Permute
+                      ? SimStep::Kind::PermuteDone
+                      : SimStep::Kind::CollectiveDone;
+      step.start = node.asyncPreds[0];
+      break;
+    }
+    }
+    sim.program.steps.push_back(std::move(step));
+  }
+  if (!sim.machine)
+    return std::nullopt;
+  llvm::ArrayRef<int64_t> shape = sim.machine->assignment.getGridShape();
+  sim.program.gridShape.assign(shape.begin(), shape.end());
+  return sim;
+}
+
+int64_t BlockSimulation::size() const {
+  return machine->assignment.getNumLogicalDevices() *
+         static_cast<int64_t>(program.steps.size());
+}
+
+std::optional<double>
+BlockSimulation::stepTime(llvm::ArrayRef<unsigned> order) const {
+  SimProgram played;
+  played.gridShape = program.gridShape;
+  played.labels = program.labels;
+  played.pairLists = program.pairLists;
+  llvm::SmallVector<uint32_t> position(order.size());
+  for (auto [at, node] : llvm::enumerate(order))
+    position[node] = at;
+  for (unsigned node : order) {
+    SimStep step = program.steps[node];
+    if (step.kind == SimStep::Kind::PermuteDone ||
+        step.kind == SimStep::Kind::CollectiveDone)
+      step.start = position[step.start];
+    played.steps.push_back(std::move(step));
+  }
+  SimOptions options;
+  options.maxInFlight = maxInFlight;
+  llvm::Expected<SimReport> report = simulate(played, *machine, options);
+  if (!report) {
+    llvm::consumeError(report.takeError());
+    return std::nullopt;
+  }
+  return report->stepTime;
+}

@@ -1,0 +1,92 @@
+//===- Improve.cpp - Moving starts and dones where the block gains --------===//
+
+#include "OverlapDialect/Scheduling/Improve.h"
+
+#include "OverlapDialect/Scheduling/Replay.h"
+#include "OverlapDialect/Scheduling/ScheduleGraph.h"
+
+#include "Trace.h"
+
+#include "llvm/Support/Debug.h"
+
+#include <algorithm>
+#include <optional>
+
+#define DEBUG_TYPE "ovl-schedule"
+
+using namespace mlir::ovl::sched;
+
+void mlir::ovl::sched::improve(const ScheduleGraph &graph,
+                               llvm::SmallVectorImpl<unsigned> &order,
+                               BlockOutcome &outcome, int budget,
+                               const BlockSimulation *simulation) {
+  unsigned n = order.size();
+  unsigned replays = 0;
+  llvm::SmallVector<unsigned> trial, moved, stayed;
+  // `order` with the op at `from` moved to position `at`, what it passes
+  // and depends on (or that depends on it), `along`, moved along.
+  auto moveTo = [&](unsigned from, unsigned at, const llvm::BitVector &along) {
+    unsigned x = order[from];
+    unsigned lo = std::min(from, at), hi = std::max(from, at);
+    moved.clear();
+    stayed.clear();
+    for (unsigned i = lo; i <= hi; ++i)
+      if (i != from)
+        (along.test(order[i]) ? moved : stayed).push_back(order[i]);
+    trial.assign(order.begin(), order.begin() + lo);
+    if (at < from) {
+      llvm::append_range(trial, moved);
+      trial.push_back(x);
+      llvm::append_range(trial, stayed);
+    } else {
+      llvm::append_range(trial, stayed);
+      trial.push_back(x);
+      llvm::append_range(trial, moved);
+    }
+    trial.append(order.begin() + hi + 1, order.end());
+  };
+  for (bool changed = true; changed && replays < kImproveReplays;) {
+    changed = false;
+    for (unsigned x = 0; x < n && replays < kImproveReplays; ++x) {
+      if (graph.nodes[x].kind == NodeKind::Compute)
+        continue;
+      unsigned from = llvm::find(order, x) - order.begin();
+      // The ops x depends on, or that depend on it, directly or not; x
+      // itself is in both, and moveTo never moves it along.
+      llvm::BitVector before = graph.closure(x, /*up=*/true);
+      llvm::BitVector after = graph.closure(x, /*up=*/false);
+      std::optional<unsigned> bestAt;
+      BlockOutcome best = outcome;
+      for (unsigned at = 0; at < n && replays < kImproveReplays; ++at) {
+        // Next to an op that takes no time is where the op beyond it is.
+        const Node &passed = graph.nodes[order[at]];
+        if (at == from ||
+            (passed.kind == NodeKind::Compute && passed.cost == 0))
+          continue;
+        moveTo(from, at, at < from ? before : after);
+        BlockOutcome tried = judge(graph, trial, budget, simulation);
+        ++replays;
+        if (tried.overBudgetAt && !outcome.overBudgetAt)
+          continue;
+        if (tried.makespan < best.makespan &&
+            tried.makespan < outcome.makespan * (1 - kImproveGain)) {
+          best = tried;
+          bestAt = at;
+        }
+      }
+      if (!bestAt)
+        continue;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[ovl-schedule] improve: " << NodeName{graph, x}
+                 << " from position " << from << " to " << *bestAt << ", "
+                 << outcome.makespan << " s -> " << best.makespan << " s\n");
+      moveTo(from, *bestAt, *bestAt < from ? before : after);
+      order.assign(trial.begin(), trial.end());
+      outcome = best;
+      changed = true;
+    }
+  }
+  LLVM_DEBUG(if (replays >= kImproveReplays) llvm::dbgs()
+             << "[ovl-schedule] improve: stopped after " << replays
+             << " judgements\n");
+}

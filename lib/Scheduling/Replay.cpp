@@ -1,0 +1,71 @@
+//===- Replay.cpp - What an order of a block costs ------------------------===//
+
+#include "OverlapDialect/Scheduling/Replay.h"
+
+#include "OverlapDialect/Scheduling/BlockSimulation.h"
+#include "OverlapDialect/Scheduling/LinkFlows.h"
+
+#include <algorithm>
+
+using namespace mlir::ovl::sched;
+
+/// Estimates closer than this, relatively, are the same time: the
+/// schedulers' and the replay's sums of the same costs in other orders
+/// differ by rounding.
+static constexpr double kSameTime = 1e-9;
+
+BlockOutcome mlir::ovl::sched::replay(const ScheduleGraph &graph,
+                                      llvm::ArrayRef<unsigned> order,
+                                      int budget) {
+  LinkFlows flows(graph, /*backwards=*/false);
+  BlockOutcome outcome;
+  int inFlight = graph.entryInFlight;
+  outcome.peak = inFlight;
+  double clock = 0;
+  // When the first op waiting for a transfer from outside the block begins.
+  std::optional<double> firstWait;
+  for (unsigned i : order) {
+    const Node &node = graph.nodes[i];
+    for (unsigned j : node.asyncPreds)
+      clock = std::max(clock, flows.end(j));
+    if (node.waitsOnEntry && !firstWait)
+      firstWait = clock;
+    if (node.kind == NodeKind::Start)
+      flows.open(i, clock);
+    clock += node.cost;
+    int during = graph.during(i, inFlight);
+    if (during > budget && during > node.slots && !outcome.overBudgetAt) {
+      outcome.overBudgetAt = i;
+      outcome.overBudgetCount = during;
+    }
+    outcome.peak = std::max(outcome.peak, during);
+    inFlight = graph.after(i, inFlight);
+  }
+  outcome.peak = std::max(outcome.peak, inFlight);
+  // A transfer passed on to the next run of the block (a loop's next
+  // iteration), which waits for such transfers where this one did: what
+  // is left of it then is exposed.
+  double exposed = 0;
+  if (firstWait)
+    for (unsigned i : order)
+      if (graph.nodes[i].leavesBlock)
+        exposed = std::max(exposed, flows.end(i) - clock - *firstWait);
+  outcome.makespan = clock + exposed;
+  return outcome;
+}
+
+BlockOutcome mlir::ovl::sched::judge(const ScheduleGraph &graph,
+                                     llvm::ArrayRef<unsigned> order, int budget,
+                                     const BlockSimulation *simulation) {
+  BlockOutcome outcome = replay(graph, order, budget);
+  if (simulation)
+    if (std::optional<double> simulated = simulation->stepTime(order))
+      outcome.makespan = *simulated;
+  return outcome;
+}
+
+bool mlir::ovl::sched::isFaster(const BlockOutcome &candidate,
+                                const BlockOutcome &current) {
+  return candidate.makespan < current.makespan * (1 - kSameTime) &&
+         (!candidate.overBudgetAt || current.overBudgetAt);
+}

@@ -1,0 +1,107 @@
+//===- Transfers.cpp - How a block's transfers share links ----------------===//
+
+#include "OverlapDialect/Scheduling/Transfers.h"
+
+#include "OverlapDialect/CostModel/Machine.h"
+#include "OverlapDialect/Scheduling/ScheduleGraph.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace mlir::ovl;
+using namespace mlir::ovl::sched;
+
+namespace {
+
+/// For the parts of each route length in hops and share of the bytes, how
+/// many cross each link.
+using LoadsByGroup =
+    std::map<std::pair<int64_t, double>, std::map<int64_t, int>>;
+
+/// Routes every transfer of `transfer` (each of its pairs, in every group of
+/// the grid at once, as all devices run it) on `machine`'s topology, split
+/// over its ports as the simulator splits it (MachineModel::forEachLinkPart).
+LoadsByGroup routePermute(const Transfer &transfer,
+                          const MachineModel &machine) {
+  GroupTransfers group;
+  group.axes = transfer.axes;
+  group.bytes = *transfer.bytes;
+  group.pairs = transfer.pairs;
+  LoadsByGroup loads;
+  machine.forEachLinkPart(group, [&](int64_t link, double part, int64_t hops) {
+    if (machine.topology.getKind() == InterconnectKind::Switch)
+      hops = 1;
+    ++loads[{hops, part / group.bytes}][link];
+  });
+  return loads;
+}
+
+} // namespace
+
+void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
+  // The (start, group, load) of each link crossed.
+  std::map<int64_t, llvm::SmallVector<std::tuple<unsigned, unsigned, int>, 2>>
+      linkUsers;
+  for (auto [i, node] : llvm::enumerate(graph.nodes)) {
+    if (node.kind != NodeKind::Start)
+      continue;
+    const Transfer &transfer = node.transfer;
+    const MachineModel *machine = transfer.machine;
+    if (!machine || !transfer.bytes) {
+      node.groups.push_back({kDefaultCost, 1, {}});
+      continue;
+    }
+    const HardwareDescription &hw = machine->hardware;
+    if (transfer.kind == Transfer::Kind::Collective) {
+      // Priced alone, as the blocking collectives are: its traffic does not
+      // slow the permutes in flight.
+      node.groups.push_back(
+          {machine->collectiveTime(transfer.collective, *transfer.bytes,
+                                   transfer.axes, RingDirection::Bidirectional),
+           1,
+           {}});
+      continue;
+    }
+    if (*transfer.bytes == 0) {
+      // Nothing streams (and the shares of nothing would be 0 / 0): the
+      // launch alone.
+      node.groups.push_back({hw.collectiveLaunchOverhead, 1, {}});
+      continue;
+    }
+    node.stream = machine->topology.getKind() == InterconnectKind::Switch
+                      ? *transfer.bytes / hw.egressBandwidth()
+                      : *transfer.bytes / hw.linkBandwidth;
+    for (auto &[group, loads] : routePermute(transfer, *machine)) {
+      auto [hops, share] = group;
+      for (auto [link, load] : loads)
+        linkUsers[link].push_back({static_cast<unsigned>(i),
+                                   static_cast<unsigned>(node.groups.size()),
+                                   load});
+      node.groups.push_back({hw.collectiveLaunchOverhead +
+                                 static_cast<double>(hops) * hw.hopLatency,
+                             share,
+                             {}});
+    }
+  }
+  std::map<llvm::SmallVector<std::tuple<unsigned, unsigned, int>, 2>, unsigned>
+      classes;
+  for (auto &[link, users] : linkUsers) {
+    auto [it, inserted] = classes.try_emplace(users, graph.numLinkClasses);
+    if (!inserted)
+      continue;
+    ++graph.numLinkClasses;
+    for (auto [i, group, load] : users)
+      graph.nodes[i].groups[group].linkLoads.push_back({it->second, load});
+  }
+  for (Node &node : graph.nodes)
+    for (const TransferGroup &group : node.groups) {
+      int selfLoad = 1;
+      for (auto [linkClass, load] : group.linkLoads)
+        selfLoad = std::max(selfLoad, load);
+      node.latency = std::max(
+          node.latency, group.setup + node.stream * group.share * selfLoad);
+    }
+}
