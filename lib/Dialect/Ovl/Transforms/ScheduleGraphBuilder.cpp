@@ -125,7 +125,10 @@ bool conflict(const MemoryEffects::EffectInstance &a,
 
 FailureOr<double> ScheduleGraphBuilder::costOf(Operation *op,
                                                bool touchesMemory) {
-  if (isa<CollectivePermuteStartOp, CollectivePermuteDoneOp>(op))
+  // Starts and dones take no time on the stream: their transfers are
+  // priced as transfers.
+  if (isa<AsyncStartOpInterface, CollectivePermuteDoneOp, CollectiveDoneOp>(
+          op))
     return 0.0;
   auto summary = summaries.find(op);
   if (summary != summaries.end())
@@ -187,9 +190,10 @@ ScheduleGraphBuilder::build(Block &block, Operation *terminator,
   for (unsigned i = 0; i < n; ++i) {
     Node &node = graph.nodes[i];
     Operation *op = ops[i];
-    node.kind = isa<CollectivePermuteStartOp>(op)  ? NodeKind::Start
-                : isa<CollectivePermuteDoneOp>(op) ? NodeKind::Done
-                                                   : NodeKind::Compute;
+    node.kind = isa<AsyncStartOpInterface>(op) ? NodeKind::Start
+                : isa<CollectivePermuteDoneOp, CollectiveDoneOp>(op)
+                    ? NodeKind::Done
+                    : NodeKind::Compute;
     llvm::SmallSetVector<Value, 2> tokens;
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands()) {
@@ -303,7 +307,7 @@ ScheduleGraphBuilder::build(Block &block, Operation *terminator,
     else if (ops[i]->getNumRegions() > 0)
       // Regions this scheduler does not order: each start in them may be in
       // flight at once.
-      ops[i]->walk([&](CollectivePermuteStartOp) { ++regionPeak; });
+      ops[i]->walk([&](AsyncStartOpInterface) { ++regionPeak; });
     node.slots = std::max({node.consumes, node.produces, regionPeak});
   }
 
@@ -311,18 +315,24 @@ ScheduleGraphBuilder::build(Block &block, Operation *terminator,
   for (unsigned i = 0; i < n; ++i) {
     if (graph.nodes[i].kind != NodeKind::Start)
       continue;
-    auto start = cast<CollectivePermuteStartOp>(ops[i]);
+    auto collective = cast<CollectiveOpInterface>(ops[i]);
     FailureOr<const MachineModel *> machine =
-        machines.getOrEmitError(start, symbols);
+        machines.getOrEmitError(ops[i], symbols);
     if (failed(machine))
       return failure();
     sched::Transfer &transfer = graph.nodes[i].transfer;
-    transfer.kind = sched::Transfer::Kind::Permute;
     transfer.machine = *machine;
-    transfer.bytes = getStaticBytes(start.getInput().getType());
-    ArrayRef<int16_t> axes = cast<CollectiveOpInterface>(*start).getGridAxes();
+    ArrayRef<int16_t> axes = collective.getGridAxes();
     transfer.axes.assign(axes.begin(), axes.end());
-    for (auto [source, target] : start.getSourceTargetPairs())
+    // The bytes the cost model prices the transfer by (the payload).
+    transfer.bytes = getStaticBytes(collective.getPayloadType());
+    if (std::optional<CollectiveKind> kind = collective.getCollectiveKind()) {
+      transfer.kind = sched::Transfer::Kind::Collective;
+      transfer.collective = *kind;
+      continue;
+    }
+    transfer.kind = sched::Transfer::Kind::Permute;
+    for (auto [source, target] : collective.getSourceTargetPairs())
       transfer.pairs.emplace_back(source, target);
   }
   sched::planTransfers(graph);
