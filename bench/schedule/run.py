@@ -9,8 +9,14 @@ transformer layers of the GPT ladder (overlap.models.gpt, bf16 partial
 sums). Each runs through
 
   baseline      the program as written (blocking collectives)
-  async-only    ovl-decompose-collective-einsum + ovl-async-collectives,
+  async-only    ovl-overlap-pipeline{gate=never}: no decomposition, every
+                collective asynchronous and scheduled behind independent
+                work
+  unscheduled   ovl-decompose-collective-einsum + ovl-async-collectives,
                 no scheduler (the order the rewrite emits)
+  with-async    ovl-overlap-pipeline{async-collectives=true}: the
+                collectives the gate keeps become asynchronous and are
+                scheduled too (the pipelines below keep them blocking)
   pipeline      ovl-overlap-pipeline{unroll, bidirectional, algorithm}
                 for unroll 1|2, bidirectional off|on, bottom-up|top-down
 
@@ -47,6 +53,14 @@ PROGRAMS = {
                    "8192", "--hidden", "32768"], "4x4x4"),
     "gpt-32B": (gpt, ["--config", "32B", "--partials", "bf16"], "4x4x4"),
     "gpt-512B": (gpt, ["--config", "512B", "--partials", "bf16"], "8x8x16"),
+    "gpt-32B-x2": (gpt, ["--config", "32B", "--partials", "bf16",
+                         "--layers", "2"], "4x4x4"),
+    "gpt-32B-x4": (gpt, ["--config", "32B", "--partials", "bf16",
+                         "--layers", "4"], "4x4x4"),
+    "gpt-512B-x2": (gpt, ["--config", "512B", "--partials", "bf16",
+                          "--layers", "2"], "8x8x16"),
+    "gpt-512B-x4": (gpt, ["--config", "512B", "--partials", "bf16",
+                          "--layers", "4"], "8x8x16"),
 }
 PIPELINES = [(u, b, a) for a in ("bottom-up", "top-down")
              for u in (1, 2) for b in (False, True)]
@@ -77,9 +91,18 @@ def simulate(job):
     machine = "hardware=tpu-v4 topology=%s" % topology
     if variant == "async-only":
         target = os.path.join(work, "%s.async.mlir" % name)
+        run([opt, source, "-o", target,
+             "--ovl-overlap-pipeline=%s gate=never async-collectives=true"
+             % machine])
+    elif variant == "unscheduled":
+        target = os.path.join(work, "%s.unscheduled.mlir" % name)
         run([opt, source, "-o", target, "--pass-pipeline=builtin.module("
              "func.func(ovl-decompose-collective-einsum{%s},"
              "ovl-async-collectives))" % machine])
+    elif variant == "with-async":
+        target = os.path.join(work, "%s.with-async.mlir" % name)
+        run([opt, source, "-o", target,
+             "--ovl-overlap-pipeline=%s async-collectives=true" % machine])
     elif variant != "baseline":
         unroll, bidi, algorithm = variant
         target = os.path.join(work, "%s.%d.%d.%s.mlir"
@@ -120,7 +143,8 @@ def plot(names, results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
-    variants = ["async-only"] + [variant_name(*p) for p in PIPELINES]
+    variants = ["async-only", "with-async"] + [variant_name(*p)
+                                             for p in PIPELINES]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
     x = np.arange(len(names))
     width = 0.8 / len(variants)
@@ -160,7 +184,8 @@ def main():
         generator, gen_args, topology = PROGRAMS[name]
         source = os.path.join(work, name + ".mlir")
         generator.main(gen_args + ["--out", source])
-        for variant in ["baseline", "async-only"] + PIPELINES:
+        for variant in ["baseline", "async-only", "unscheduled",
+                        "with-async"] + PIPELINES:
             jobs.append((name, variant, source, topology, opt, sim, work))
     results = {n: {} for n in names}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

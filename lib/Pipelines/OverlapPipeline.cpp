@@ -1,7 +1,7 @@
 //===- OverlapPipeline.cpp - The whole overlap pipeline -------------------===//
 //
-// Check, gate and decompose, make the permutes asynchronous, clean up,
-// schedule, check again.
+// Check, gate and decompose, make the permutes (and the collectives kept)
+// asynchronous, clean up, schedule, check again.
 // The scheduler runs last: canonicalization and CSE may move constants and
 // merge duplicates, and the order the scheduler leaves is the schedule.
 //
@@ -39,7 +39,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
                                     options.deviceAssignment.end());
   decompose.remarks = options.remarks;
   funcPm.addPass(ovl::createOvlDecomposeCollectiveEinsumPass(decompose));
-  ovl::addAsyncCleanupPasses(funcPm);
+  ovl::addAsyncCleanupPasses(funcPm, options.asyncCollectives);
   ovl::OvlSchedulePassOptions schedule;
   schedule.algorithm = options.algorithm;
   schedule.maxInFlight = options.maxInFlight;
@@ -69,6 +69,7 @@ struct OvlOverlapPipelinePass
     options.remarks = remarks;
     options.algorithm = algorithm;
     options.maxInFlight = maxInFlight;
+    options.asyncCollectives = asyncCollectives;
     return options;
   }
 

@@ -69,11 +69,13 @@ int64_t linearIndex(const std::vector<int64_t> &sizes,
                     const std::vector<int64_t> &index);
 
 /// A tensor that owns its storage. Elements outside the view (a window's
-/// border) are set to `border` and can be checked to be untouched.
+/// border) are set to `border` and can be checked to be untouched. The
+/// default fits every element type (i8 included) and lies outside the test
+/// values (integers in -100..100).
 template <typename T> class TestTensor {
 public:
   TestTensor(std::vector<int64_t> sizes, Layout layout = Layout::Dense,
-             T border = fromDouble<T>(-7777))
+             T border = fromDouble<T>(-111))
       : sizes(std::move(sizes)), border(border) {
     int64_t rank = static_cast<int64_t>(this->sizes.size());
     int64_t pad = layout == Layout::Dense ? 0 : 2;

@@ -252,8 +252,12 @@ struct OvlAsyncCollectivesPass
 };
 } // namespace
 
-void mlir::ovl::addAsyncCleanupPasses(OpPassManager &funcPm) {
-  funcPm.addPass(createOvlAsyncCollectivesPass());
+void mlir::ovl::addAsyncCleanupPasses(OpPassManager &funcPm,
+                                      bool allCollectives) {
+  OvlAsyncCollectivesPassOptions options;
+  if (allCollectives)
+    options.kinds = {"permute", "all_gather", "reduce_scatter", "all_reduce"};
+  funcPm.addPass(createOvlAsyncCollectivesPass(options));
   funcPm.addPass(createCanonicalizerPass());
   funcPm.addPass(createCSEPass());
 }

@@ -127,8 +127,7 @@ FailureOr<double> ScheduleGraphBuilder::costOf(Operation *op,
                                                bool touchesMemory) {
   // Starts and dones take no time on the stream: their transfers are
   // priced as transfers.
-  if (isa<AsyncStartOpInterface, CollectivePermuteDoneOp, CollectiveDoneOp>(
-          op))
+  if (isa<AsyncStartOpInterface, CollectivePermuteDoneOp, CollectiveDoneOp>(op))
     return 0.0;
   auto summary = summaries.find(op);
   if (summary != summaries.end())

@@ -120,7 +120,9 @@ unsigned makeCollectivesAsynchronous(Operation *root,
 /// and scheduling: `ovl-async-collectives`, canonicalize (which inlines
 /// ring loops of one iteration, so the scheduler sees their steps beside
 /// the prologue's) and CSE. The gate prices its loops after the same passes.
-void addAsyncCleanupPasses(OpPassManager &funcPm);
+/// With `allCollectives`, every collective becomes asynchronous, not only
+/// the permutes.
+void addAsyncCleanupPasses(OpPassManager &funcPm, bool allCollectives = false);
 
 /// Which list scheduler `ovl-schedule` runs.
 enum class ScheduleAlgorithm {
