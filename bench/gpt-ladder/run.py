@@ -12,7 +12,8 @@ variants
 
 (each decomposed one followed by ovl-async-collectives), simulates each with
 `overlap-sim PROGRAM --hardware HW --topology T --json`, prints a markdown
-table (step time, speedup over the baseline, FLOPS utilization, next to the
+table (step time, speedup over the baseline, FLOPS utilization, peak memory
+per device against the HBM, next to the
 paper's 1.14x-1.38x and 72% for 500B on 1024 chips) and writes
 results/table.md, results/results.json and results/speedup.png.
 
@@ -124,12 +125,27 @@ def pct(x):
     return "%.0f%%" % (100 * x)
 
 
+def peak(variants):
+    """The largest peak live bytes per device over the variants (overlap-sim's
+    peak_memory_bytes), in GiB, against the hardware's HBM."""
+    peaks = [r.get("peak_memory_bytes") for r in variants.values()]
+    if None in peaks:
+        return "?"
+    capacity = next(iter(variants.values())).get("hbm_capacity_bytes")
+    text = "%.2f" % (max(peaks) / 2**30)
+    if capacity:
+        text += " (%.0f)" % (capacity / 2**30)
+        if max(peaks) > capacity:
+            text += " does not fit"
+    return text
+
+
 def table(configs, results, meta):
     names = [v for v, _ in VARIANTS[1:]]
     head = (["config", "chips", "grid", "topology", "baseline ms/layer",
              "baseline util"] +
             ["%s ms (speedup, util)" % n for n in names] +
-            ["paper speedup", "paper util"])
+            ["peak GiB/device (of HBM)", "paper speedup", "paper util"])
     lines = ["| " + " | ".join(head) + " |",
              "|" + "---|" * len(head)]
     for c in configs:
@@ -143,6 +159,7 @@ def table(configs, results, meta):
                                              base["step_time_s"]
                                              / r["step_time_s"],
                                              pct(r["utilization"])))
+        row.append(peak(results[c]))
         row.append("%.2fx-%.2fx" % PAPER_SPEEDUP)
         row.append(pct(PAPER_UTILIZATION[c]) + " (500B, 1024 chips)"
                    if c in PAPER_UTILIZATION else "")
