@@ -43,6 +43,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
   ovl::OvlSchedulePassOptions schedule;
   schedule.algorithm = options.algorithm;
   schedule.maxInFlight = options.maxInFlight;
+  schedule.memoryBudget = options.memoryBudget;
   schedule.hardware = options.hardware;
   schedule.topology = options.topology;
   schedule.deviceAssignment.assign(options.deviceAssignment.begin(),
@@ -69,6 +70,7 @@ struct OvlOverlapPipelinePass
     options.remarks = remarks;
     options.algorithm = algorithm;
     options.maxInFlight = maxInFlight;
+    options.memoryBudget = memoryBudget;
     options.asyncCollectives = asyncCollectives;
     return options;
   }

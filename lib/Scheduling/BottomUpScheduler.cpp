@@ -36,6 +36,8 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   CoverAccount cover(graph);
   // In flight below the point being filled: after it in program order.
   int inFlight = graph.exitInFlight;
+  // Bytes the block's transfers open below that point hold.
+  double bytes = 0;
   double clock = 0;
   // The compute placed so far, and how much of it was when each transfer
   // opened: what hides the transfer.
@@ -50,7 +52,15 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   // larger of the two.
   auto overBudget = [&](unsigned i) {
     const Node &node = graph.nodes[i];
-    return inFlight - node.produces + node.slots - budget;
+    int over = inFlight - node.produces + node.slots - budget;
+    // A done opens (going up) the transfers it waits for: their buffers
+    // must fit in the memory budget with those already open.
+    double opened = bytes;
+    for (unsigned start : node.asyncPreds)
+      opened += graph.nodes[start].bytes;
+    if (node.kind == NodeKind::Done && opened > graph.memoryBudget)
+      over = std::max(over, 1);
+    return over;
   };
   LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up"
                           << (tradeCover ? "" : " without trading cover")
@@ -155,6 +165,10 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
     if (node.kind == NodeKind::Compute)
       placedWork += node.cost;
     inFlight = inFlight - node.produces + node.consumes;
+    for (unsigned start : node.asyncPreds)
+      bytes += graph.nodes[start].bytes;
+    if (node.kind == NodeKind::Start)
+      bytes -= node.bytes;
     cover.place(chosen);
     for (unsigned j : node.asyncPreds) {
       flows.open(j, clock);

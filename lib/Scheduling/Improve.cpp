@@ -66,7 +66,8 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
         moveTo(from, at, at < from ? before : after);
         BlockOutcome tried = judge(graph, trial, budget, simulation);
         ++replays;
-        if (tried.overBudgetAt && !outcome.overBudgetAt)
+        if ((tried.overBudgetAt && !outcome.overBudgetAt) ||
+            (tried.overMemoryAt && !outcome.overMemoryAt))
           continue;
         if (tried.makespan < best.makespan &&
             tried.makespan < outcome.makespan * (1 - kImproveGain)) {

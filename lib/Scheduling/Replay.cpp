@@ -21,6 +21,7 @@ BlockOutcome mlir::ovl::sched::replay(const ScheduleGraph &graph,
   BlockOutcome outcome;
   int inFlight = graph.entryInFlight;
   outcome.peak = inFlight;
+  double bytes = 0;
   double clock = 0;
   // When the first op waiting for a transfer from outside the block begins.
   std::optional<double> firstWait;
@@ -40,6 +41,12 @@ BlockOutcome mlir::ovl::sched::replay(const ScheduleGraph &graph,
     }
     outcome.peak = std::max(outcome.peak, during);
     inFlight = graph.after(i, inFlight);
+    bytes = graph.bytesAfter(i, bytes);
+    outcome.peakBytes = std::max(outcome.peakBytes, bytes);
+    if (bytes > graph.memoryBudget && !outcome.overMemoryAt) {
+      outcome.overMemoryAt = i;
+      outcome.overMemoryBytes = bytes;
+    }
   }
   outcome.peak = std::max(outcome.peak, inFlight);
   // A transfer passed on to the next run of the block (a loop's next
@@ -67,5 +74,6 @@ BlockOutcome mlir::ovl::sched::judge(const ScheduleGraph &graph,
 bool mlir::ovl::sched::isFaster(const BlockOutcome &candidate,
                                 const BlockOutcome &current) {
   return candidate.makespan < current.makespan * (1 - kSameTime) &&
-         (!candidate.overBudgetAt || current.overBudgetAt);
+         (!candidate.overBudgetAt || current.overBudgetAt) &&
+         (!candidate.overMemoryAt || current.overMemoryAt);
 }

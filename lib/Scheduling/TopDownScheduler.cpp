@@ -58,9 +58,15 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
       candidates.push_back(i);
   }
   int inFlight = graph.entryInFlight;
+  double bytes = 0;
   double clock = 0;
   llvm::SmallVector<unsigned> order;
-  auto fits = [&](unsigned i) { return graph.during(i, inFlight) <= budget; };
+  // Within the in-flight budget and, for a start, the memory budget.
+  auto fits = [&](unsigned i) {
+    return graph.during(i, inFlight) <= budget &&
+           (graph.nodes[i].kind != NodeKind::Start ||
+            graph.bytesAfter(i, bytes) <= graph.memoryBudget);
+  };
   auto isStart = [&](unsigned i) {
     return graph.nodes[i].kind == NodeKind::Start;
   };
@@ -286,6 +292,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
     clock += node.cost;
     flows.advanceTo(clock);
     inFlight = graph.after(chosen, inFlight);
+    bytes = graph.bytesAfter(chosen, bytes);
     for (unsigned s : node.succs)
       if (--remaining[s] == 0)
         candidates.push_back(s);

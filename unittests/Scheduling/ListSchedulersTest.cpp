@@ -106,6 +106,31 @@ TEST(ListSchedulersTest, BudgetNeverExceeded) {
   }
 }
 
+TEST(ListSchedulersTest, MemoryBudgetNeverExceeded) {
+  // Six transfers of 100 bytes each: a budget of k * 100 bytes allows k in
+  // flight, whatever the in-flight count allows.
+  TestGraph t = sixTransfers();
+  for (Node &node : t.graph.nodes)
+    if (node.kind == NodeKind::Start)
+      node.bytes = 100;
+  const ScheduleGraph &graph = t.finish();
+  EXPECT_EQ(replay(graph, identity(graph.nodes.size()), 6).peakBytes, 600);
+  for (int allowed : {1, 2, 5}) {
+    SCOPED_TRACE("memory for " + std::to_string(allowed));
+    t.graph.memoryBudget = 100.0 * allowed;
+    for (const Order &order :
+         {scheduleBottomUp(graph, 6, true), scheduleBottomUp(graph, 6, false),
+          scheduleTopDown(graph, 6),
+          scheduleBlock(graph, {Algorithm::BottomUp, 6}).order,
+          scheduleBlock(graph, {Algorithm::TopDown, 6}).order}) {
+      EXPECT_EQ(whyNotTopological(graph, order), "");
+      BlockOutcome outcome = replay(graph, order, 6);
+      EXPECT_LE(outcome.peakBytes, graph.memoryBudget);
+      EXPECT_FALSE(outcome.overMemoryAt);
+    }
+  }
+}
+
 TEST(ListSchedulersTest, OverBudgetReportedWhereDependenciesForceIt) {
   // Both dones need a barrier that needs both starts: two in flight.
   TestGraph t;

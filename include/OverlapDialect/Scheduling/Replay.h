@@ -31,6 +31,11 @@ struct BlockOutcome {
   /// reported inside), and that count.
   std::optional<unsigned> overBudgetAt;
   int overBudgetCount = 0;
+  /// The most bytes the block's transfers hold in flight, and the first
+  /// node after which they exceed the graph's memory budget, and how many.
+  double peakBytes = 0;
+  std::optional<unsigned> overMemoryAt;
+  double overMemoryBytes = 0;
 };
 
 /// Plays `order` on the cost model: its estimated time (a transfer passed
@@ -46,8 +51,8 @@ BlockOutcome judge(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
                    int budget, const BlockSimulation *simulation);
 
 /// Whether `candidate` is faster than `current`, which it then replaces: it
-/// must not exceed the budget where `current` does not (the replay does not
-/// price the wait for a slot).
+/// must not exceed the in-flight or the memory budget where `current` does
+/// not (the replay does not price the wait for a slot or for memory).
 bool isFaster(const BlockOutcome &candidate, const BlockOutcome &current);
 
 } // namespace sched

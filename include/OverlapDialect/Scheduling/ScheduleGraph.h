@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -81,6 +82,9 @@ struct Node {
   /// the slowest takes alone: its done completes no earlier. planTransfers
   /// derives the last three from `transfer`; tests may set them by hand.
   Transfer transfer;
+  /// A start: the bytes of the buffers its transfer holds until its done
+  /// (the destination, and the input kept for the send).
+  double bytes = 0;
   double stream = 0;
   llvm::SmallVector<TransferGroup, 1> groups;
   double latency = 0;
@@ -119,6 +123,10 @@ struct ScheduleGraph {
   /// starts form one class: they are loaded alike whatever is in flight
   /// (numbered by planTransfers).
   unsigned numLinkClasses = 0;
+  /// The most bytes the block's own transfers may hold in flight at once
+  /// (their nodes' `bytes`): a prefetch must not exceed memory. Transfers
+  /// that cross the block's boundary are not counted.
+  double memoryBudget = std::numeric_limits<double>::infinity();
 
   /// Node `to` depends on node `from`, earlier in the block.
   void addEdge(unsigned from, unsigned to);
@@ -137,6 +145,17 @@ struct ScheduleGraph {
   int after(unsigned i, int inFlight) const {
     const Node &node = nodes[i];
     return inFlight - node.consumes + node.produces;
+  }
+  /// The bytes in flight after node `i`, when `bytes` are before it (in
+  /// program order): a start adds its buffers, a done frees those of the
+  /// starts whose tokens it consumes.
+  double bytesAfter(unsigned i, double bytes) const {
+    const Node &node = nodes[i];
+    if (node.kind == NodeKind::Start)
+      bytes += node.bytes;
+    for (unsigned start : node.asyncPreds)
+      bytes -= nodes[start].bytes;
+    return bytes;
   }
   /// `seeds` and every node they depend on (`up`) or that depends on them.
   llvm::BitVector closure(llvm::ArrayRef<unsigned> seeds, bool up) const;

@@ -27,6 +27,7 @@
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
+#include <cmath>
 
 #define DEBUG_TYPE "ovl-schedule"
 
@@ -67,6 +68,7 @@ public:
                                  ? sched::Algorithm::TopDown
                                  : sched::Algorithm::BottomUp;
     blockOptions.budget = static_cast<int>(budget);
+    memoryBudget = options.memoryBudget;
   }
 
   /// Schedules the blocks of `op`'s regions, nested control flow first, and
@@ -82,6 +84,8 @@ private:
   FailureOr<sched::BlockOutcome> scheduleBlock(Block &block);
 
   sched::BlockScheduleOptions blockOptions;
+  /// The memory budget when the pass gives one (0: the graph's, the HBM).
+  double memoryBudget = 0;
   /// Ops whose regions were scheduled.
   DenseMap<Operation *, RegionSummary> summaries;
   ScheduleGraphBuilder builder;
@@ -125,6 +129,8 @@ FailureOr<sched::BlockOutcome> Scheduler::scheduleBlock(Block &block) {
   FailureOr<sched::ScheduleGraph> graph = builder.build(block, terminator, ops);
   if (failed(graph))
     return failure();
+  if (memoryBudget > 0)
+    graph->memoryBudget = memoryBudget;
   sched::BlockSchedule schedule = sched::scheduleBlock(*graph, blockOptions);
   const sched::BlockOutcome &outcome = schedule.outcome;
   keptInputBlocks += schedule.keptInput;
@@ -135,6 +141,15 @@ FailureOr<sched::BlockOutcome> Scheduler::scheduleBlock(Block &block) {
         << " asynchronous transfers in flight here, more than max-in-flight = "
         << blockOptions.budget
         << ": the dependencies allow no order within the budget";
+  }
+  if (outcome.overMemoryAt) {
+    ++result.overBudgetBlocks;
+    ops[*outcome.overMemoryAt]->emitWarning("ovl-schedule: ")
+        << static_cast<int64_t>(outcome.overMemoryBytes)
+        << " bytes of transfer buffers in flight here, more than the memory "
+           "budget of "
+        << static_cast<int64_t>(graph->memoryBudget)
+        << ": the dependencies allow no order within it";
   }
   result.peakInFlight =
       std::max(result.peakInFlight, static_cast<unsigned>(outcome.peak));
@@ -185,6 +200,13 @@ struct OvlSchedulePass
     ScheduleOptions options;
     options.algorithm = algorithm;
     options.maxInFlight = maxInFlight;
+    if (!(memoryBudget >= 0 && std::isfinite(memoryBudget))) {
+      getOperation()->emitError("ovl-schedule: memory-budget must be a "
+                                "finite number of bytes >= 0, not ")
+          << memoryBudget;
+      return signalPassFailure();
+    }
+    options.memoryBudget = memoryBudget;
     unsigned keptInput = 0;
     FailureOr<ScheduleResult> result =
         scheduleAndCount(getOperation(), *machines, options, keptInput);

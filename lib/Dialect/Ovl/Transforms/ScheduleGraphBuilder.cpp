@@ -321,6 +321,16 @@ ScheduleGraphBuilder::build(Block &block, Operation *terminator,
       return failure();
     sched::Transfer &transfer = graph.nodes[i].transfer;
     transfer.machine = *machine;
+    // The buffers held until the done: the destination and the input.
+    auto start = cast<AsyncStartOpInterface>(ops[i]);
+    graph.nodes[i].bytes =
+        getStaticBytes(start.getDest().getType()).value_or(0) +
+        getStaticBytes(start.getInput().getType()).value_or(0);
+    // The memory the transfers may hold: the chip's HBM, unless the pass
+    // says otherwise.
+    if (*machine && (*machine)->hardware.hbmCapacity > 0)
+      graph.memoryBudget =
+          std::min(graph.memoryBudget, (*machine)->hardware.hbmCapacity);
     ArrayRef<int16_t> axes = collective.getGridAxes();
     transfer.axes.assign(axes.begin(), axes.end());
     // The bytes the cost model prices the transfer by (the payload).

@@ -47,6 +47,10 @@ defvar Overlap_ScheduleOptions = [
   Option<"maxInFlight", "max-in-flight", "unsigned", /*default=*/"0",
          "Asynchronous transfers in flight at once (0: the hardware's "
          "dmaSlots)">,
+  Option<"memoryBudget", "memory-budget", "double", /*default=*/"0",
+         "Bytes the buffers of a block's transfers in flight may hold at "
+         "once, so that prefetching cannot exceed memory (0: the "
+         "hardware's hbmCapacity; unlimited when that is unknown)">,
 ];
 
 #endif // OVERLAP_OVL_TRANSFORMS_PASSOPTIONS_TD

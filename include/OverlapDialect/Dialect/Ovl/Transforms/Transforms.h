@@ -140,6 +140,8 @@ struct ScheduleOptions {
   /// Asynchronous transfers in flight at once; 0 takes the hardware's
   /// `dmaSlots`.
   unsigned maxInFlight = 0;
+  /// Bytes a block's transfers in flight may hold (0: the hardware's HBM).
+  double memoryBudget = 0;
 };
 
 /// What scheduling did.
