@@ -489,21 +489,60 @@ static LogicalResult verifySameShape(Operation *op, ShapedType input,
   return success();
 }
 
-LogicalResult
-AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
+/// The grid checks of a gather (blocking, asynchronous or on buffers)
+/// from `input` to `output`.
+static LogicalResult verifyGatherSymbols(Operation *op, FlatSymbolRefAttr grid,
+                                         ArrayRef<int16_t> axes, Type input,
+                                         Type output, int64_t dim,
+                                         SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize = verifyGridAndAxes(op, grid, axes, symbolTable);
   if (failed(groupSize))
     return failure();
-  return verifyGatherFactor(*this, getInput().getType(), getResult().getType(),
-                            getGatherDim(), *groupSize);
+  return verifyGatherFactor(op, cast<ShapedType>(input),
+                            cast<ShapedType>(output), dim, *groupSize);
 }
 
-std::optional<int64_t> AllGatherOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
+/// The same for a scatter.
+static LogicalResult verifyScatterSymbols(Operation *op, FlatSymbolRefAttr grid,
+                                          ArrayRef<int16_t> axes, Type input,
+                                          Type output, int64_t dim,
+                                          SymbolTableCollection &symbolTable) {
+  FailureOr<int64_t> groupSize = verifyGridAndAxes(op, grid, axes, symbolTable);
+  if (failed(groupSize))
+    return failure();
+  return verifyScatterFactor(op, cast<ShapedType>(input),
+                             cast<ShapedType>(output), dim, *groupSize);
+}
+
+/// Bytes one device sends in a ring all-gather or reduce-scatter whose
+/// shard (what each device contributes or ends with) is `shard`: N - 1
+/// steps of one shard.
+static std::optional<int64_t> getRingBytesSent(Type shard, int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(shard);
   if (!bytes || ShapedType::isDynamic(groupSize))
     return std::nullopt;
   return (groupSize - 1) * *bytes;
+}
+
+/// Bytes one device sends in a ring all-reduce of `tensor`: a
+/// reduce-scatter then an all-gather of 1/N of it each step.
+static std::optional<int64_t> getAllReduceBytesSent(Type tensor,
+                                                    int64_t groupSize) {
+  std::optional<int64_t> bytes = getTensorBytes(tensor);
+  if (!bytes || ShapedType::isDynamic(groupSize))
+    return std::nullopt;
+  return 2 * (groupSize - 1) * *bytes / groupSize;
+}
+
+LogicalResult
+AllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyGatherSymbols(*this, getGridAttr(), getGridAxes(),
+                             getInput().getType(), getResult().getType(),
+                             getGatherDim(), symbolTable);
+}
+
+std::optional<int64_t> AllGatherOp::getBytesSentPerDevice(int64_t groupSize) {
+  return getRingBytesSent(getInput().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> AllGatherOp::getCollectiveKind() {
@@ -525,20 +564,14 @@ LogicalResult ReduceScatterOp::verify() {
 
 LogicalResult
 ReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyScatterFactor(*this, getInput().getType(), getResult().getType(),
-                             getScatterDim(), *groupSize);
+  return verifyScatterSymbols(*this, getGridAttr(), getGridAxes(),
+                              getInput().getType(), getResult().getType(),
+                              getScatterDim(), symbolTable);
 }
 
 std::optional<int64_t>
 ReduceScatterOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getResult().getType());
-  if (!bytes || ShapedType::isDynamic(groupSize))
-    return std::nullopt;
-  return (groupSize - 1) * *bytes;
+  return getRingBytesSent(getResult().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> ReduceScatterOp::getCollectiveKind() {
@@ -559,11 +592,7 @@ AllReduceOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 std::optional<int64_t> AllReduceOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
-  if (!bytes || ShapedType::isDynamic(groupSize))
-    return std::nullopt;
-  // A reduce-scatter then an all-gather of 1/N of the tensor each step.
-  return 2 * (groupSize - 1) * *bytes / groupSize;
+  return getAllReduceBytesSent(getInput().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> AllReduceOp::getCollectiveKind() {
@@ -735,20 +764,14 @@ LogicalResult AllGatherStartOp::verify() {
 
 LogicalResult
 AllGatherStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyGatherFactor(*this, getInput().getType(), getDest().getType(),
-                            getGatherDim(), *groupSize);
+  return verifyGatherSymbols(*this, getGridAttr(), getGridAxes(),
+                             getInput().getType(), getDest().getType(),
+                             getGatherDim(), symbolTable);
 }
 
 std::optional<int64_t>
 AllGatherStartOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
-  if (!bytes || ShapedType::isDynamic(groupSize))
-    return std::nullopt;
-  return (groupSize - 1) * *bytes;
+  return getRingBytesSent(getInput().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> AllGatherStartOp::getCollectiveKind() {
@@ -768,20 +791,14 @@ LogicalResult ReduceScatterStartOp::verify() {
 
 LogicalResult
 ReduceScatterStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyScatterFactor(*this, getInput().getType(), getDest().getType(),
-                             getScatterDim(), *groupSize);
+  return verifyScatterSymbols(*this, getGridAttr(), getGridAxes(),
+                              getInput().getType(), getDest().getType(),
+                              getScatterDim(), symbolTable);
 }
 
 std::optional<int64_t>
 ReduceScatterStartOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getDest().getType());
-  if (!bytes || ShapedType::isDynamic(groupSize))
-    return std::nullopt;
-  return (groupSize - 1) * *bytes;
+  return getRingBytesSent(getDest().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> ReduceScatterStartOp::getCollectiveKind() {
@@ -803,11 +820,7 @@ AllReduceStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 
 std::optional<int64_t>
 AllReduceStartOp::getBytesSentPerDevice(int64_t groupSize) {
-  std::optional<int64_t> bytes = getTensorBytes(getInput().getType());
-  if (!bytes || ShapedType::isDynamic(groupSize))
-    return std::nullopt;
-  // A reduce-scatter then an all-gather of 1/N of the tensor each step.
-  return 2 * (groupSize - 1) * *bytes / groupSize;
+  return getAllReduceBytesSent(getInput().getType(), groupSize);
 }
 
 std::optional<CollectiveKind> AllReduceStartOp::getCollectiveKind() {
@@ -856,12 +869,9 @@ LogicalResult BufferAllGatherOp::verify() {
 
 LogicalResult
 BufferAllGatherOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyGatherFactor(*this, getInput().getType(), getOutput().getType(),
-                            getGatherDim(), *groupSize);
+  return verifyGatherSymbols(*this, getGridAttr(), getGridAxes(),
+                             getInput().getType(), getOutput().getType(),
+                             getGatherDim(), symbolTable);
 }
 
 LogicalResult BufferReduceScatterOp::verify() {
@@ -873,12 +883,9 @@ LogicalResult BufferReduceScatterOp::verify() {
 
 LogicalResult
 BufferReduceScatterOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyScatterFactor(*this, getInput().getType(), getOutput().getType(),
-                             getScatterDim(), *groupSize);
+  return verifyScatterSymbols(*this, getGridAttr(), getGridAxes(),
+                              getInput().getType(), getOutput().getType(),
+                              getScatterDim(), symbolTable);
 }
 
 LogicalResult BufferAllReduceOp::verify() {
@@ -933,12 +940,9 @@ LogicalResult BufferAllGatherStartOp::verify() {
 
 LogicalResult
 BufferAllGatherStartOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyGatherFactor(*this, getInput().getType(), getOutput().getType(),
-                            getGatherDim(), *groupSize);
+  return verifyGatherSymbols(*this, getGridAttr(), getGridAxes(),
+                             getInput().getType(), getOutput().getType(),
+                             getGatherDim(), symbolTable);
 }
 
 LogicalResult BufferReduceScatterStartOp::verify() {
@@ -950,12 +954,9 @@ LogicalResult BufferReduceScatterStartOp::verify() {
 
 LogicalResult BufferReduceScatterStartOp::verifySymbolUses(
     SymbolTableCollection &symbolTable) {
-  FailureOr<int64_t> groupSize =
-      verifyGridAndAxes(*this, getGridAttr(), getGridAxes(), symbolTable);
-  if (failed(groupSize))
-    return failure();
-  return verifyScatterFactor(*this, getInput().getType(), getOutput().getType(),
-                             getScatterDim(), *groupSize);
+  return verifyScatterSymbols(*this, getGridAttr(), getGridAxes(),
+                              getInput().getType(), getOutput().getType(),
+                              getScatterDim(), symbolTable);
 }
 
 LogicalResult BufferAllReduceStartOp::verify() {
