@@ -4,8 +4,11 @@
 # Runs COMMAND (an Open MPI mpirun line) as if on two hosts: two network
 # namespaces of this machine joined by a veth pair, two slots each, with
 # Open MPI's daemons and transport on TCP over that pair only. With
-# --cut-link, the link stops carrying packets AFTER seconds into the run and
-# carries them again FOR seconds later (so that the launcher can clean up):
+# --cut-link, the link stops carrying packets AFTER seconds into the run
+# (counted from when a rank on the second host has a TCP connection of its
+# own open: the ranks have started and communicate, however slowly they
+# compiled) and carries them again FOR seconds later (so that the launcher
+# can clean up):
 # each side's route to the other becomes a blackhole, as when a cable or a
 # switch between two hosts fails. (Taking an interface down instead makes
 # the kernel refuse that side's sends at once, which Open MPI's TCP
@@ -64,15 +67,21 @@ export OMPI_MCA_btl_tcp_if_include="${net}0/24"
 export OMPI_MCA_oob_tcp_if_include="${net}0/24"
 
 if [ -n "$cut_after" ]; then
-  (sleep "$cut_after"
+  (until ip netns exec "$b" ss -tnpH state established 2>/dev/null |
+           grep -q overlap-run; do sleep 0.2; done
+   sleep "$cut_after"
    ip -n "$a" route add blackhole "${net}2/32"
    ip -n "$b" route add blackhole "${net}1/32"
    sleep "$cut_for"
    ip -n "$a" route del blackhole "${net}2/32"
    ip -n "$b" route del blackhole "${net}1/32") &
+  cutter=$!
 fi
 status=0
 ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
   status=$?
+# A run that ended before the cut (or never connected) leaves the cutter
+# waiting: the namespaces go with it.
+if [ -n "$cut_after" ]; then kill "$cutter" 2>/dev/null || true; fi
 wait
 exit $status
