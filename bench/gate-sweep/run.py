@@ -30,7 +30,9 @@ every swept dimension, and writes results/{table.md,results.json} (and the
 programs under results/mlir/).
 
 Usage: run.py [--count N] [--seed S] [--jobs J] [--fast] [--check]
-              [--only ID,ID,...] [--results DIR]
+              [--only ID,ID,...] [--async] [--results DIR]
+  --async   async-collectives=true for the gate and every pipeline: the
+            never program has every collective asynchronous
   --fast    the first 54 cases (every level of every dimension), < 60 s
   --check   exit 1 unless: no tool error, the cost pipeline matches the
             gate, 0 decomposed-slower, 0 kept-blocking-faster, median
@@ -111,14 +113,21 @@ def parse_remark(text):
     # "predicted 837 us blocking (compute 125 us), 1.02 ms decomposed
     # (compute 125 us)": each time may carry a parenthesis.
     paren = r"(?: \(([^)]*)\))?"
-    m = re.search(r"predicted " + _T + r" blocking" + paren + r", " + _T +
+    # With async-collectives, "<T> asynchronous (compute <T>)" comes
+    # between: the program every collective kept is asynchronous in, which
+    # the never program is, so it stands for "blocking" here.
+    m = re.search(r"predicted " + _T + r" blocking" + paren + r", (?:" + _T +
+                  r" asynchronous" + paren + r", )?" + _T +
                   r" decomposed" + paren, text)
     if m:
         out["blocking"] = _seconds(m.group(1), m.group(2))
-        out["decomposed"] = _seconds(m.group(4), m.group(5))
+        if m.group(4):
+            out["blocking_form"] = out["blocking"]
+            out["blocking"] = _seconds(m.group(4), m.group(5))
+        out["decomposed"] = _seconds(m.group(7), m.group(8))
         out["form"] = "predicted"
-        for key, inner in (("blocking_compute", m.group(3)),
-                           ("decomposed_compute", m.group(6))):
+        for key, inner in (("blocking_compute", m.group(6) or m.group(3)),
+                           ("decomposed_compute", m.group(9))):
             c = re.search(r"compute " + _T, inner or "")
             if c:
                 out[key] = _seconds(c.group(1), c.group(2))
@@ -203,16 +212,22 @@ def sim_flags(c, hw_path):
     return flags
 
 
+# "async-collectives=true" with --async: the gate and every pipeline let the
+# collectives not decomposed become asynchronous.
+ASYNC_OPTION = ""
+
+
 def gate_cmd(opt, src, c, hw_path):
     return [opt, src, "-o", os.devnull,
             "--pass-pipeline=builtin.module(func.func("
-            "ovl-decompose-collective-einsum{gate=cost remarks=true %s %s}))"
-            % (machine_options(c, hw_path), loop_options(c))]
+            "ovl-decompose-collective-einsum{gate=cost remarks=true %s %s%s}))"
+            % (machine_options(c, hw_path), loop_options(c), ASYNC_OPTION)]
 
 
 def pipeline_cmd(opt, src, out, c, hw_path, gate):
-    return [opt, src, "-o", out, "--ovl-overlap-pipeline=gate=%s %s %s"
-            % (gate, machine_options(c, hw_path), loop_options(c))]
+    return [opt, src, "-o", out, "--ovl-overlap-pipeline=gate=%s %s %s%s"
+            % (gate, machine_options(c, hw_path), loop_options(c),
+               ASYNC_OPTION)]
 
 
 def sim_cmd(sim, src, c, hw_path):
@@ -831,8 +846,14 @@ def main():
                         help="the first %d cases" % FAST_COUNT)
     parser.add_argument("--only", help="comma-separated case ids")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--async", dest="async_collectives",
+                        action="store_true",
+                        help="async-collectives=true for the gate and "
+                        "every pipeline")
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
+    global ASYNC_OPTION
+    ASYNC_OPTION = " async-collectives=true" if args.async_collectives else ""
     opt, sim = tool("overlap-opt"), tool("overlap-sim")
     count = FAST_COUNT if args.fast else args.count
     ids = [int(i) for i in args.only.split(",")] if args.only \

@@ -1,7 +1,8 @@
 //===- OverlapPipeline.cpp - The whole overlap pipeline -------------------===//
 //
-// Check, gate and decompose, make the permutes (and the collectives kept)
-// asynchronous, clean up, schedule, check again.
+// Check, gate and decompose (the gate also makes asynchronous the
+// collectives it keeps, when asked), make the permutes asynchronous, clean
+// up, schedule, check again.
 // The scheduler runs last: canonicalization and CSE may move constants and
 // merge duplicates, and the order the scheduler leaves is the schedule.
 //
@@ -38,8 +39,9 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
   decompose.deviceAssignment.assign(options.deviceAssignment.begin(),
                                     options.deviceAssignment.end());
   decompose.remarks = options.remarks;
+  decompose.asyncCollectives = options.asyncCollectives;
   funcPm.addPass(ovl::createOvlDecomposeCollectiveEinsumPass(decompose));
-  ovl::addAsyncCleanupPasses(funcPm, options.asyncCollectives);
+  ovl::addAsyncCleanupPasses(funcPm);
   ovl::OvlSchedulePassOptions schedule;
   schedule.algorithm = options.algorithm;
   schedule.maxInFlight = options.maxInFlight;

@@ -69,8 +69,16 @@ BlockSimulation::build(const ScheduleGraph &graph, unsigned maxInFlight) {
 }
 
 int64_t BlockSimulation::size() const {
-  return machine->assignment.getNumLogicalDevices() *
-         static_cast<int64_t>(program.steps.size());
+  llvm::ArrayRef<int64_t> shape = machine->assignment.getGridShape();
+  int64_t steps = 0;
+  for (const SimStep &step : program.steps) {
+    int64_t group = 1;
+    if (step.kind == SimStep::Kind::CollectiveStart)
+      for (int16_t axis : step.axes)
+        group *= shape[axis];
+    steps += std::max<int64_t>(group - 1, 1);
+  }
+  return machine->assignment.getNumLogicalDevices() * steps;
 }
 
 std::optional<double>

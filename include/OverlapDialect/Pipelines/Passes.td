@@ -15,9 +15,9 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
     The whole pipeline, on every function of the module:
     `ovl-verify-collectives` (a program whose devices would not
     communicate alike is refused), `ovl-decompose-collective-einsum` (the
-    cost-model gate and the ring loops), `ovl-async-collectives` (the
-    permutes, and with `async-collectives=true` the collectives the gate
-    keeps),
+    cost-model gate and the ring loops; with `async-collectives=true` it
+    also makes asynchronous the collectives it keeps where that is
+    faster), `ovl-async-collectives` (the permutes),
     `canonicalize`, `cse`, `ovl-schedule`, whose order is the one the
     simulator and the runtime follow, and `ovl-verify-collectives` again on
     the result. Its options are those of the decomposition and of the
@@ -27,14 +27,7 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
     manager.
   }];
   let options = !listconcat(Overlap_MachineOptions, Overlap_DecomposeOptions,
-                            Overlap_ScheduleOptions, [
-    Option<"asyncCollectives", "async-collectives", "bool",
-           /*default=*/"false",
-           "Make the all_gathers, reduce_scatters and all_reduces that the "
-           "decomposition keeps asynchronous too, for ovl-schedule to hide "
-           "behind independent work (off by default until the gate prices "
-           "that alternative)">,
-  ]);
+                            Overlap_ScheduleOptions);
 }
 
 def OvlApplyContractionSchedulePass

@@ -35,7 +35,8 @@ public:
   static std::optional<BlockSimulation> build(const ScheduleGraph &graph,
                                               unsigned maxInFlight);
 
-  /// Devices times ops: what one play costs.
+  /// Devices times steps, an asynchronous collective counting as the
+  /// rounds of its ring (one less than its group): what one play costs.
   int64_t size() const;
 
   /// The simulated step time of the block in `order`; std::nullopt if the

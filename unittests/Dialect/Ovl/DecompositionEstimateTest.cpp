@@ -78,20 +78,17 @@ protected:
     const MachineModel *model;
   };
 
-  DecompositionEstimate estimate(Operation *op, Machine &machine,
-                                 unsigned unroll, bool bidirectional) {
+  CollectiveEstimate estimate(Operation *op, Machine &machine, unsigned unroll,
+                              bool bidirectional, bool asynchronous = false) {
     DecomposeOptions options;
     options.unroll = unroll;
     options.bidirectional = bidirectional;
     std::string why;
-    FailureOr<DecompositionEstimate> result =
-        isa<AllGatherOp>(op)
-            ? estimateDecomposition(cast<AllGatherOp>(op), *machine.model,
-                                    machine.cache, options, why)
-            : estimateDecomposition(cast<ReduceScatterOp>(op), *machine.model,
-                                    machine.cache, options, why);
+    FailureOr<CollectiveEstimate> result =
+        estimateCollectiveForms(op, *machine.model, machine.cache, options,
+                                FormContext{asynchronous, {}, true}, why);
     EXPECT_TRUE(succeeded(result)) << why;
-    return succeeded(result) ? *result : DecompositionEstimate{};
+    return succeeded(result) ? *result : CollectiveEstimate{};
   }
 
   /// The function of `op` rewritten as the pass would (a copy; the test's
@@ -149,17 +146,19 @@ TEST_F(DecompositionEstimateTest, BlockingIsTheCollectivePlusTheEinsum) {
   Machine machine("tpu-v4", "4x4x4");
   const MachineModel &model = *machine.model;
   for (Operation *op : {gather.getOperation(), scatter.getOperation()}) {
-    DecompositionEstimate e = estimate(op, machine, 1, false);
+    CollectiveEstimate e = estimate(op, machine, 1, false);
     Operation *einsum = isa<AllGatherOp>(op)
                             ? *op->getResult(0).getUsers().begin()
                             : op->getOperand(0).getDefiningOp();
     double comp = estimateCompute(einsum, model.costModel)->seconds;
     EXPECT_EQ(e.groupSize, 4);
-    EXPECT_DOUBLE_EQ(e.blockingCompute, comp);
+    EXPECT_DOUBLE_EQ(e.blocking.compute, comp);
     EXPECT_DOUBLE_EQ(
-        e.blocking,
+        e.blocking.step,
         comp + *estimateCollective(op, model, RingDirection::Bidirectional));
-    EXPECT_DOUBLE_EQ(e.gain(), e.blocking - e.decomposed);
+    ASSERT_TRUE(e.decomposed);
+    EXPECT_FALSE(e.asynchronous);
+    EXPECT_DOUBLE_EQ(e.gain(), e.blocking.step - e.decomposed->step);
   }
 }
 
@@ -189,7 +188,7 @@ TEST_F(DecompositionEstimateTest, PredictsTheSimulatedLoop) {
     const MachineModel &model = *machine.model;
     for (Operation *op : {gather.getOperation(), scatter.getOperation()}) {
       StringRef name = isa<AllGatherOp>(op) ? "gather" : "scatter";
-      EXPECT_NEAR(estimate(op, machine, 1, false).blocking,
+      EXPECT_NEAR(estimate(op, machine, 1, false).blocking.step,
                   simulated(*module, name, model), 1e-12);
       for (unsigned unroll : {1u, 2u})
         for (bool bidirectional : {false, true}) {
@@ -198,7 +197,7 @@ TEST_F(DecompositionEstimateTest, PredictsTheSimulatedLoop) {
                         (bidirectional ? " bidirectional" : ""))
                            .str());
           double predicted =
-              estimate(op, machine, unroll, bidirectional).decomposed;
+              estimate(op, machine, unroll, bidirectional).decomposed->step;
           double played = simulated(
               *decomposed(op, machine, unroll, bidirectional), name, model);
           EXPECT_NEAR(predicted, played, 0.01 * played);
@@ -232,9 +231,9 @@ TEST(DecompositionEstimateErrorTest, DynamicShapesAreNotPriced) {
   llvm::Expected<const MachineModel *> model = machines.get({4});
   ASSERT_TRUE(static_cast<bool>(model));
   std::string why;
-  EXPECT_TRUE(
-      failed(estimateDecomposition(gather, **model, machines, {}, why)));
-  EXPECT_NE(why.find("dynamic shapes"), std::string::npos) << why;
+  EXPECT_TRUE(failed(estimateCollectiveForms(gather, **model, machines, {},
+                                             FormContext(), why)));
+  EXPECT_NE(why.find("static shapes"), std::string::npos) << why;
 }
 
 } // namespace

@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ovl-async-collectives"
@@ -104,23 +105,27 @@ Operation *createStart(OpBuilder &builder, AllReduceOp op, Value dest) {
                                   op.getReductionAttr());
 }
 
-/// Splits every `OpTy` under `root` into a start and a done.
+/// Splits `op` into a start at its place and a done before the first use
+/// of its result.
+template <typename OpTy> void splitCollective(RewriterBase &rewriter, OpTy op) {
+  LLVM_DEBUG(llvm::dbgs() << "ovl-async-collectives: splitting " << op << "\n");
+  rewriter.setInsertionPoint(op);
+  Value dest = createReceiveBuffer(rewriter, op.getLoc(), op.getType());
+  auto start = cast<AsyncStartOpInterface>(createStart(rewriter, op, dest));
+  setInsertionPointBeforeFirstUse(rewriter, op.getResult(), op, start);
+  auto done = CollectiveDoneOp::create(rewriter, op.getLoc(), op.getType(),
+                                       start.getToken(), op.getInput(),
+                                       start.getPending());
+  rewriter.replaceOp(op, done.getResult());
+}
+
+/// Splits every `OpTy` under `root`.
 template <typename OpTy> unsigned splitCollectives(Operation *root) {
   SmallVector<OpTy> ops;
   root->walk([&](OpTy op) { ops.push_back(op); });
   IRRewriter rewriter(root->getContext());
-  for (OpTy op : ops) {
-    LLVM_DEBUG(llvm::dbgs()
-               << "ovl-async-collectives: splitting " << op << "\n");
-    rewriter.setInsertionPoint(op);
-    Value dest = createReceiveBuffer(rewriter, op.getLoc(), op.getType());
-    auto start = cast<AsyncStartOpInterface>(createStart(rewriter, op, dest));
-    setInsertionPointBeforeFirstUse(rewriter, op.getResult(), op, start);
-    auto done = CollectiveDoneOp::create(rewriter, op.getLoc(), op.getType(),
-                                         start.getToken(), op.getInput(),
-                                         start.getPending());
-    rewriter.replaceOp(op, done.getResult());
-  }
+  for (OpTy op : ops)
+    splitCollective(rewriter, op);
   return ops.size();
 }
 
@@ -215,6 +220,16 @@ unsigned mlir::ovl::makeCollectivesAsynchronous(Operation *root,
   return count;
 }
 
+LogicalResult mlir::ovl::makeCollectiveAsynchronous(RewriterBase &rewriter,
+                                                    Operation *collective) {
+  return TypeSwitch<Operation *, LogicalResult>(collective)
+      .Case<AllGatherOp, ReduceScatterOp, AllReduceOp>([&](auto op) {
+        splitCollective(rewriter, op);
+        return success();
+      })
+      .Default([](Operation *) { return failure(); });
+}
+
 namespace {
 struct OvlAsyncCollectivesPass
     : public ovl::impl::OvlAsyncCollectivesPassBase<OvlAsyncCollectivesPass> {
@@ -252,12 +267,8 @@ struct OvlAsyncCollectivesPass
 };
 } // namespace
 
-void mlir::ovl::addAsyncCleanupPasses(OpPassManager &funcPm,
-                                      bool allCollectives) {
-  OvlAsyncCollectivesPassOptions options;
-  if (allCollectives)
-    options.kinds = {"permute", "all_gather", "reduce_scatter", "all_reduce"};
-  funcPm.addPass(createOvlAsyncCollectivesPass(options));
+void mlir::ovl::addAsyncCleanupPasses(OpPassManager &funcPm) {
+  funcPm.addPass(createOvlAsyncCollectivesPass());
   funcPm.addPass(createCanonicalizerPass());
   funcPm.addPass(createCSEPass());
 }

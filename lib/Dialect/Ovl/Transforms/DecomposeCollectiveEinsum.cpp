@@ -86,20 +86,31 @@ std::string describeCollective(Operation *op, int64_t groupSize) {
   return text + " (N=" + std::to_string(groupSize) + ")";
 }
 
-/// "predicted 1.20 ms blocking (compute 800 us), 1.05 ms decomposed
-/// (compute 810 us), gain 150 us".
-std::string describeEstimate(const DecompositionEstimate &estimate) {
-  return llvm::formatv("predicted {0} blocking (compute {1}), {2} decomposed "
-                       "(compute {3}), gain {4}",
-                       formatTime(estimate.blocking),
-                       formatTime(estimate.blockingCompute),
-                       formatTime(estimate.decomposed),
-                       formatTime(estimate.decomposedCompute),
-                       formatTime(estimate.gain()))
-      .str();
+/// "predicted 1.20 ms blocking (compute 800 us), 1.10 ms asynchronous
+/// (compute 800 us), 1.05 ms decomposed (compute 810 us), gain 50 us": the
+/// forms priced, and what decomposing saves over the best of the others.
+std::string describeEstimate(const CollectiveEstimate &estimate) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto form = [&](const FormEstimate &e, StringRef name) {
+    os << formatTime(e.step) << " " << name << " (compute "
+       << formatTime(e.compute) << ")";
+  };
+  os << "predicted ";
+  form(estimate.blocking, "blocking");
+  if (estimate.asynchronous) {
+    os << ", ";
+    form(*estimate.asynchronous, "asynchronous");
+  }
+  if (estimate.decomposed) {
+    os << ", ";
+    form(*estimate.decomposed, "decomposed");
+    os << ", gain " << formatTime(estimate.gain());
+  }
+  return text;
 }
 
-/// One collective the pass considers.
+/// One collective the pass decides the form of.
 struct Candidate {
   Operation *op;
   /// Why it cannot be decomposed; empty when it can.
@@ -107,12 +118,18 @@ struct Candidate {
   int64_t groupSize = 0;
   /// The einsums its rewrite consumes.
   SmallVector<Operation *, 2> einsums;
-  std::optional<DecompositionEstimate> estimate;
+  std::optional<CollectiveEstimate> estimate;
+  /// Blocking and asynchronous priced again beside the decompositions
+  /// chosen, for a candidate kept in a block where some were.
+  std::optional<CollectiveEstimate> keptEstimate;
   /// Why there is no estimate, when there is none.
   std::string unpriced;
   /// The candidate that took one of its einsums with a larger gain.
   const Candidate *outvotedBy = nullptr;
-  bool selected = false;
+  CollectiveForm form = CollectiveForm::Blocking;
+
+  bool decomposable() const { return why.empty(); }
+  double gain() const { return estimate ? estimate->gain() : 0; }
 };
 
 struct OvlDecomposeCollectiveEinsumPass
@@ -131,9 +148,12 @@ struct OvlDecomposeCollectiveEinsumPass
     options.unroll = unroll;
     options.bidirectional = bidirectional;
 
-    SmallVector<Candidate> candidates;
+    // all_reduce has no decomposition: it is a candidate only for its
+    // asynchronous form.
+    std::vector<Candidate> candidates;
     getOperation().walk([&](Operation *op) {
-      if (isa<AllGatherOp, ReduceScatterOp>(op)) {
+      if (isa<AllGatherOp, ReduceScatterOp>(op) ||
+          (asyncCollectives && isa<AllReduceOp>(op))) {
         candidates.emplace_back();
         candidates.back().op = op;
       }
@@ -147,24 +167,30 @@ struct OvlDecomposeCollectiveEinsumPass
         if (candidate.why.empty())
           candidate.einsums.append(gather.getResult().getUsers().begin(),
                                    gather.getResult().getUsers().end());
-      } else {
-        auto scatter = cast<ReduceScatterOp>(op);
+      } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
         candidate.why = whyNotDecomposable(scatter);
         if (candidate.why.empty())
           candidate.einsums.push_back(scatter.getInput().getDefiningOp());
+      } else {
+        candidate.why = "all_reduce has no decomposition";
       }
-      if (!candidate.why.empty())
-        continue;
-      // Decomposable implies a static group size.
       candidate.groupSize =
-          *cast<CollectiveOpInterface>(op).getGroupSize(symbols);
-      if (gate == DecomposeGate::Never)
-        continue;
-      if (failed(estimate(candidate, options, symbols)))
+          cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
+      // Priced when the gate has a choice to make from the prices: for
+      // ordering decompositions, or between blocking and asynchronous.
+      bool priced =
+          gate == DecomposeGate::Cost
+              ? candidate.decomposable() || asyncCollectives
+              : gate == DecomposeGate::Always && candidate.decomposable();
+      if (priced && failed(estimate(candidate, options, symbols,
+                                    FormContext{asyncCollectives, {}, true},
+                                    candidate.estimate)))
         return signalPassFailure();
     }
 
-    select(candidates);
+    selectDecompositions(candidates);
+    if (failed(selectKept(candidates, options, symbols)))
+      return signalPassFailure();
 
     // Every remark before any rewrite: a remark may name another candidate's
     // collective, which its rewrite erases.
@@ -173,7 +199,7 @@ struct OvlDecomposeCollectiveEinsumPass
         remark(candidate);
     IRRewriter rewriter(&getContext());
     for (Candidate &candidate : candidates) {
-      if (!candidate.selected)
+      if (candidate.form != CollectiveForm::Decomposed)
         continue;
       if (auto gather = dyn_cast<AllGatherOp>(candidate.op)) {
         if (succeeded(decomposeAllGatherEinsum(rewriter, gather, options)))
@@ -183,6 +209,11 @@ struct OvlDecomposeCollectiveEinsumPass
         ++numReduceScatters;
       }
     }
+    // After the decompositions, which do not erase collectives they keep.
+    for (Candidate &candidate : candidates)
+      if (candidate.form == CollectiveForm::Asynchronous &&
+          succeeded(makeCollectiveAsynchronous(rewriter, candidate.op)))
+        ++numAsynchronous;
   }
 
 private:
@@ -190,9 +221,15 @@ private:
   /// the candidate's estimate on it. Fails, with an error on the
   /// collective, when the machine cannot be built.
   LogicalResult estimate(Candidate &candidate, const DecomposeOptions &options,
-                         SymbolTableCollection &symbols) {
+                         SymbolTableCollection &symbols,
+                         const FormContext &context,
+                         std::optional<CollectiveEstimate> &result) {
     auto collective = cast<CollectiveOpInterface>(candidate.op);
     shard::GridOp grid = collective.getGridOp(symbols);
+    if (!grid) {
+      candidate.unpriced = "its grid is unresolved";
+      return success();
+    }
     if (llvm::any_of(grid.getShape(), ShapedType::isDynamic)) {
       candidate.unpriced = "grid @" + grid.getSymName().str() +
                            " has a dynamic shape, which the cost model "
@@ -207,67 +244,138 @@ private:
       return failure();
     assert(*machine && "a static grid has a machine or an error");
     std::string why;
-    FailureOr<DecompositionEstimate> estimate =
-        isa<AllGatherOp>(candidate.op)
-            ? estimateDecomposition(cast<AllGatherOp>(candidate.op), **machine,
-                                    *machines, options, why)
-            : estimateDecomposition(cast<ReduceScatterOp>(candidate.op),
-                                    **machine, *machines, options, why);
+    FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
+        candidate.op, **machine, *machines, options, context, why);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else
-      candidate.estimate = *estimate;
+      result = *estimate;
     return success();
   }
 
-  /// Marks the candidates to rewrite: by decreasing gain (those without an
-  /// estimate last, in program order), each decomposable candidate whose
-  /// einsums no earlier one took, if the gate lets it through.
-  void select(MutableArrayRef<Candidate> candidates) {
-    if (gate == DecomposeGate::Never)
-      return;
-    // Candidates are in program order in `candidates`; ties keep it.
-    SmallVector<Candidate *> order;
-    for (Candidate &candidate : candidates)
-      if (candidate.why.empty())
-        order.push_back(&candidate);
-    llvm::sort(order, [](const Candidate *a, const Candidate *b) {
-      if (a->estimate && b->estimate &&
-          a->estimate->gain() != b->estimate->gain())
-        return a->estimate->gain() > b->estimate->gain();
-      if (bool(a->estimate) != bool(b->estimate))
-        return bool(a->estimate);
-      return a < b;
-    });
-    llvm::DenseMap<Operation *, const Candidate *> takenBy;
-    for (Candidate *candidate : order) {
-      for (Operation *einsum : candidate->einsums)
-        if (const Candidate *taker = takenBy.lookup(einsum)) {
-          candidate->outvotedBy = taker;
-          break;
-        }
-      if (candidate->outvotedBy)
-        continue;
-      // A tie keeps the collective: the loop costs buffers and code.
-      if (gate == DecomposeGate::Cost &&
-          (!candidate->estimate || candidate->estimate->gain() <= 0))
-        continue;
-      candidate->selected = true;
-      for (Operation *einsum : candidate->einsums)
-        takenBy[einsum] = candidate;
+  /// Chooses the candidates to decompose: by decreasing gain (those
+  /// without an estimate last, in program order), each decomposable
+  /// candidate whose einsums no earlier one took, if the gate lets it
+  /// through.
+  void selectDecompositions(MutableArrayRef<Candidate> candidates) {
+    if (gate != DecomposeGate::Never) {
+      // Candidates are in program order in `candidates`; ties keep it.
+      SmallVector<Candidate *> order;
+      for (Candidate &candidate : candidates)
+        if (candidate.decomposable())
+          order.push_back(&candidate);
+      llvm::sort(order, [](const Candidate *a, const Candidate *b) {
+        if (a->estimate && b->estimate && a->gain() != b->gain())
+          return a->gain() > b->gain();
+        if (bool(a->estimate) != bool(b->estimate))
+          return bool(a->estimate);
+        return a < b;
+      });
+      llvm::DenseMap<Operation *, const Candidate *> takenBy;
+      for (Candidate *candidate : order) {
+        for (Operation *einsum : candidate->einsums)
+          if (const Candidate *taker = takenBy.lookup(einsum)) {
+            candidate->outvotedBy = taker;
+            break;
+          }
+        if (candidate->outvotedBy)
+          continue;
+        // A tie keeps the collective: the loop costs buffers and code.
+        if (gate == DecomposeGate::Cost &&
+            (!candidate->estimate || candidate->gain() <= 0))
+          continue;
+        candidate->form = CollectiveForm::Decomposed;
+        for (Operation *einsum : candidate->einsums)
+          takenBy[einsum] = candidate;
+      }
     }
+  }
+
+  /// Chooses the form of each candidate kept: asynchronous when allowed
+  /// and, with gate=cost, priced faster than blocking beside the
+  /// decompositions chosen (priced again where its block has some: the
+  /// other candidate of its einsum may have become a loop, which a
+  /// blocking collective can no longer hide under).
+  LogicalResult selectKept(MutableArrayRef<Candidate> candidates,
+                           const DecomposeOptions &options,
+                           SymbolTableCollection &symbols) {
+    if (!asyncCollectives)
+      return success();
+    SmallVector<Operation *> decomposed;
+    for (Candidate &candidate : candidates)
+      if (candidate.form == CollectiveForm::Decomposed)
+        decomposed.push_back(candidate.op);
+    for (Candidate &candidate : candidates) {
+      if (candidate.form == CollectiveForm::Decomposed)
+        continue;
+      if (gate != DecomposeGate::Cost) {
+        candidate.form = CollectiveForm::Asynchronous;
+        continue;
+      }
+      if (!candidate.estimate)
+        continue;
+      bool besideLoops = llvm::any_of(decomposed, [&](Operation *op) {
+        return op->getBlock() == candidate.op->getBlock();
+      });
+      if (besideLoops && failed(estimate(candidate, options, symbols,
+                                         FormContext{true, decomposed, false},
+                                         candidate.keptEstimate)))
+        return failure();
+      const CollectiveEstimate &kept = candidate.keptEstimate
+                                           ? *candidate.keptEstimate
+                                           : *candidate.estimate;
+      candidate.form = kept.bestKept();
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << candidate.op->getName() << " @ "
+                 << candidate.op->getLoc() << " kept "
+                 << stringifyCollectiveForm(candidate.form) << "\n");
+    }
+    return success();
+  }
+
+  /// Why a kept form was not priced: " as gate=never with
+  /// async-collectives says".
+  std::string describeUnpricedGate() const {
+    return std::string(" as gate=") +
+           (gate == DecomposeGate::Never ? "never" : "always") +
+           " with async-collectives says";
   }
 
   /// What was decided for `candidate` and why, with the estimates.
   void remark(const Candidate &candidate) {
     Operation *op = candidate.op;
-    if (!candidate.why.empty()) {
-      op->emitRemark("not decomposed: ") << candidate.why;
+    std::string what = describeCollective(op, candidate.groupSize);
+    // The asynchronous choice, for a candidate not decomposed.
+    auto keptClause = [&](InFlightDiagnostic &diag) {
+      if (!asyncCollectives)
+        return;
+      diag << "; kept " << stringifyCollectiveForm(candidate.form);
+      if (gate != DecomposeGate::Cost)
+        diag << describeUnpricedGate();
+      else if (candidate.keptEstimate)
+        diag << " beside the loops chosen: "
+             << describeEstimate(*candidate.keptEstimate);
+    };
+    if (!candidate.decomposable()) {
+      if (!asyncCollectives) {
+        op->emitRemark("not decomposed: ") << candidate.why;
+        return;
+      }
+      InFlightDiagnostic diag = op->emitRemark("keeping ");
+      diag << what << " " << stringifyCollectiveForm(candidate.form)
+           << " (not decomposable: " << candidate.why << ")";
+      if (gate != DecomposeGate::Cost)
+        diag << describeUnpricedGate();
+      else if (candidate.estimate)
+        diag << ": " << describeEstimate(*candidate.estimate);
+      else
+        diag << ": " << candidate.unpriced;
       return;
     }
-    std::string what = describeCollective(op, candidate.groupSize);
     if (gate == DecomposeGate::Never) {
-      op->emitRemark("not decomposing ") << what << ": gate=never";
+      InFlightDiagnostic diag = op->emitRemark("not decomposing ");
+      diag << what << ": gate=never";
+      keptClause(diag);
       return;
     }
     if (candidate.outvotedBy) {
@@ -276,17 +384,19 @@ private:
       diag << what << ": the " << winner.op->getName().stripDialect()
            << " of the same einsum has the larger gain";
       if (winner.estimate && candidate.estimate)
-        diag << " (" << formatTime(winner.estimate->gain()) << " vs "
-             << formatTime(candidate.estimate->gain()) << ")";
+        diag << " (" << formatTime(winner.gain()) << " vs "
+             << formatTime(candidate.gain()) << ")";
+      keptClause(diag);
       return;
     }
-    if (!candidate.selected) {
+    if (candidate.form != CollectiveForm::Decomposed) {
       InFlightDiagnostic diag = op->emitRemark("not decomposing ");
       diag << what << ": ";
       if (candidate.estimate)
         diag << describeEstimate(*candidate.estimate);
       else
         diag << candidate.unpriced;
+      keptClause(diag);
       return;
     }
     std::string loop = "into a ring loop (";

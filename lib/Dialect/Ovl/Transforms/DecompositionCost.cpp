@@ -1,26 +1,33 @@
 //===- DecompositionCost.cpp - The cost-model gate's estimates ------------===//
 //
-// The gate prices what the rewrite builds. For one collective+einsum pair it
-// copies the pair into a scratch module (with the collectives its einsums
-// also read or feed, such as the other candidate of a figure 3 einsum; the
-// values they read from elsewhere become function arguments, the grid is
-// copied along), prices that function, applies the very rewrite the pass
-// would apply (decomposeAllGatherEinsum / decomposeEinsumReduceScatter,
-// then addAsyncCleanupPasses and scheduleRegions, as `ovl-overlap-pipeline`
-// does next), and prices the result. Pricing is the simulator's own
-// lowering of a function to steps (buildSimProgram: the same per-op
-// estimates, loops unrolled) played by the event simulator on every device
-// of the machine. Whatever the rewrite adds (zero fills, concatenations,
-// additions) is priced because it is there, and on placements where the
-// ring's edges differ (a line, a ring folded over torus dimensions) each
-// device waits for its own neighbours, as it will when the program runs;
-// nothing replays the loop's shape by hand, so the estimate and the loop
-// cannot drift apart.
+// The gate prices what the pipeline builds. For one collective it copies a
+// window of its block into a scratch module: the collective, the einsums
+// its decomposition would consume and the collectives those also read or
+// feed (the other candidate of a figure 3 einsum), and the ops before and
+// after them until the compute on each side covers the collective's
+// blocking time twice over (what an asynchronous form could hide behind,
+// with room for the window's other transfers; more context would not
+// change the choice, and pricing whole functions per candidate grows with
+// the square of their length). Values the window reads from elsewhere
+// become function arguments; the grid is copied along. Each form is built
+// on its own copy: the collective left blocking, split into a start and a
+// done (makeCollectiveAsynchronous), or rewritten into its ring loop
+// (decomposeAllGatherEinsum / decomposeEinsumReduceScatter); the window's
+// other collectives as the pipeline leaves them by default; then what
+// `ovl-overlap-pipeline` runs next (addAsyncCleanupPasses, scheduleRegions)
+// and the price. Pricing is the simulator's own lowering of a function to
+// steps (buildSimProgram: the same per-op estimates, loops unrolled) played
+// by the event simulator on every device of the machine. Whatever a form
+// adds (zero fills, concatenations, receive buffers) is priced because it
+// is there, and on placements where the ring's edges differ each device
+// waits for its own neighbours, as it will when the program runs; nothing
+// replays the loop's shape or the schedule by hand.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
 
+#include "OverlapDialect/Analysis/CostEstimates.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
@@ -41,29 +48,37 @@ using namespace mlir;
 using namespace mlir::ovl;
 
 namespace {
-/// The pair copied into a scratch module: `func` computes exactly what the
-/// pair's ops compute, from arguments standing for what they read.
-struct ScratchPair {
+/// A window copied into a scratch module: `func` computes exactly what the
+/// window's ops compute, from arguments standing for what they read.
+struct ScratchWindow {
   OwningOpRef<ModuleOp> module;
   func::FuncOp func;
   /// The copy of the collective.
   Operation *collective = nullptr;
+  /// Each op of the window to its copy.
+  llvm::DenseMap<Operation *, Operation *> copies;
 };
 } // namespace
 
-/// Copies `ops` (one block's, in order) with the grid of `collective` into
-/// a new module.
-static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
+/// Copies `ops` (one block's, in order, `collective` among them) with the
+/// grids of their collectives into a new module.
+static ScratchWindow copyWindow(Operation *collective,
+                                ArrayRef<Operation *> ops) {
   MLIRContext *context = collective->getContext();
   Location loc = collective->getLoc();
-  ScratchPair scratch;
+  ScratchWindow scratch;
   scratch.module = ModuleOp::create(loc);
   OpBuilder builder(context);
   builder.setInsertionPointToEnd(scratch.module->getBody());
   SymbolTableCollection symbols;
-  shard::GridOp grid =
-      cast<CollectiveOpInterface>(collective).getGridOp(symbols);
-  builder.clone(*grid);
+  llvm::SetVector<Operation *> grids;
+  for (Operation *op : ops)
+    op->walk([&](CollectiveOpInterface nested) {
+      if (shard::GridOp grid = nested.getGridOp(symbols))
+        grids.insert(grid);
+    });
+  for (Operation *grid : grids)
+    builder.clone(*grid);
 
   llvm::SetVector<Operation *> inside(ops.begin(), ops.end());
   llvm::SetVector<Value> reads, results;
@@ -78,13 +93,14 @@ static ScratchPair copyPair(Operation *collective, ArrayRef<Operation *> ops) {
   }
   auto type = builder.getFunctionType(TypeRange(reads.getArrayRef()),
                                       TypeRange(results.getArrayRef()));
-  scratch.func = func::FuncOp::create(builder, loc, "pair", type);
+  scratch.func = func::FuncOp::create(builder, loc, "window", type);
   Block *body = scratch.func.addEntryBlock();
   builder.setInsertionPointToEnd(body);
   IRMapping mapping;
   mapping.map(reads.getArrayRef(), body->getArguments());
   for (Operation *op : ops) {
     Operation *copy = builder.clone(*op, mapping);
+    scratch.copies[op] = copy;
     if (op == collective)
       scratch.collective = copy;
   }
@@ -115,101 +131,250 @@ price(func::FuncOp func, const MachineModel &machine, std::string &why) {
   return std::move(*report);
 }
 
-/// The pair `collective` + `einsums` priced as written and as the rewrite
-/// `decompose` builds it.
-static FailureOr<DecompositionEstimate> estimatePair(
-    Operation *collective, ArrayRef<Operation *> pairOps,
-    const MachineModel &machine, MachineModelCache &machines, std::string &why,
-    function_ref<LogicalResult(RewriterBase &, Operation *)> decompose) {
-  llvm::SetVector<Operation *> unique(pairOps.begin(), pairOps.end());
+/// The ops whose rewrite a decomposition of `collective` consumes (none
+/// when it is not decomposable), with the collective itself.
+static SmallVector<Operation *> getPairOps(Operation *collective) {
+  SmallVector<Operation *> ops = {collective};
+  if (auto gather = dyn_cast<AllGatherOp>(collective)) {
+    if (whyNotDecomposable(gather).empty())
+      llvm::append_range(ops, gather.getResult().getUsers());
+  } else if (auto scatter = dyn_cast<ReduceScatterOp>(collective)) {
+    if (whyNotDecomposable(scatter).empty())
+      ops.push_back(scatter.getInput().getDefiningOp());
+  }
+  return ops;
+}
+
+/// The compute of `op` and of the ops nested in it, on one device.
+static double getComputeTime(Operation *op, const CostModel &model) {
+  double seconds = 0;
+  op->walk([&](Operation *nested) {
+    if (std::optional<ComputeEstimate> estimate =
+            estimateCompute(nested, model))
+      seconds += estimate->seconds;
+  });
+  return seconds;
+}
+
+/// How many times the collective's blocking time the compute on each side
+/// of its window covers.
+static constexpr double kWindowCover = 2;
+
+/// The window of `collective` in its block, in program order (see the file
+/// comment); fails with `why` when its einsums are in another block.
+static FailureOr<SmallVector<Operation *>>
+getWindow(Operation *collective, const MachineModel &machine,
+          std::string &why) {
+  Block *block = collective->getBlock();
+  llvm::SetVector<Operation *> ops;
+  for (Operation *op : getPairOps(collective))
+    ops.insert(op);
   // The collectives next to the einsums run with them: the loop may hide
   // behind them once scheduled.
-  for (Operation *op : pairOps) {
+  for (Operation *op : getPairOps(collective)) {
     if (!isa<EinsumOp>(op))
       continue;
     for (Value input : op->getOperands())
       if (Operation *producer = input.getDefiningOp<AllGatherOp>())
-        unique.insert(producer);
+        ops.insert(producer);
     for (Operation *user : op->getUsers())
       if (isa<ReduceScatterOp>(user))
-        unique.insert(user);
+        ops.insert(user);
   }
-  SmallVector<Operation *> ops(unique.begin(), unique.end());
-  if (llvm::any_of(ops, [&](Operation *op) {
-        return op->getBlock() != collective->getBlock();
-      })) {
+  if (llvm::any_of(ops,
+                   [&](Operation *op) { return op->getBlock() != block; })) {
     why = "its einsums are in another block";
     return failure();
   }
-  llvm::sort(ops,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  ScratchPair scratch = copyPair(collective, ops);
-  FailureOr<SimReport> blocking = price(scratch.func, machine, why);
-  if (failed(blocking))
-    return failure();
-  IRRewriter rewriter(collective->getContext());
-  if (failed(decompose(rewriter, scratch.collective))) {
-    why = "the rewrite does not apply";
-    return failure();
+  Operation *first = collective, *last = collective;
+  for (Operation *op : ops) {
+    if (op->isBeforeInBlock(first))
+      first = op;
+    if (last->isBeforeInBlock(op))
+      last = op;
   }
-  PassManager cleanup(collective->getContext(),
+  double reach = kWindowCover * estimateCollective(collective, machine,
+                                                   RingDirection::Bidirectional)
+                                    .value_or(0);
+  const CostModel &model = machine.costModel;
+  for (Operation *op = first;; op = op->getNextNode()) {
+    ops.insert(op);
+    if (op == last)
+      break;
+  }
+  // Each side stops when its work independent of the collective covers the
+  // reach, or its work the collective depends on (before) or that depends
+  // on it (after) does: the collective cannot move past that.
+  llvm::SmallPtrSet<Operation *, 16> inputs = {collective};
+  double independent = 0, dependent = 0;
+  for (Operation *op = first->getPrevNode();
+       op && independent < reach && dependent < reach; op = op->getPrevNode()) {
+    ops.insert(op);
+    bool feeds = llvm::any_of(op->getUsers(), [&](Operation *user) {
+      return inputs.contains(block->findAncestorOpInBlock(*user));
+    });
+    if (feeds)
+      inputs.insert(op);
+    (feeds ? dependent : independent) += getComputeTime(op, model);
+  }
+  llvm::SmallPtrSet<Operation *, 16> dependents = {collective};
+  auto usesDependent = [&](Operation *op) {
+    bool uses = false;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          if (Operation *ancestor = block->findAncestorOpInBlock(*producer))
+            uses |= dependents.contains(ancestor);
+    });
+    return uses;
+  };
+  for (Operation *op = collective; op != last;) {
+    op = op->getNextNode();
+    if (usesDependent(op))
+      dependents.insert(op);
+  }
+  independent = dependent = 0;
+  for (Operation *op = last->getNextNode();
+       op && !op->hasTrait<OpTrait::IsTerminator>() && independent < reach &&
+       dependent < reach;
+       op = op->getNextNode()) {
+    ops.insert(op);
+    bool uses = usesDependent(op);
+    if (uses)
+      dependents.insert(op);
+    (uses ? dependent : independent) += getComputeTime(op, model);
+  }
+  SmallVector<Operation *> window(ops.begin(), ops.end());
+  llvm::sort(window,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return window;
+}
+
+/// Rewrites `collective` (a decomposable all_gather or reduce_scatter) into
+/// its ring loop.
+static LogicalResult decompose(RewriterBase &rewriter, Operation *collective,
+                               const DecomposeOptions &options) {
+  if (auto gather = dyn_cast<AllGatherOp>(collective))
+    return whyNotDecomposable(gather).empty()
+               ? decomposeAllGatherEinsum(rewriter, gather, options)
+               : failure();
+  auto scatter = cast<ReduceScatterOp>(collective);
+  return whyNotDecomposable(scatter).empty()
+             ? decomposeEinsumReduceScatter(rewriter, scatter, options)
+             : failure();
+}
+
+/// Builds `form` of the copy `collective` in `scratch`, the window's other
+/// collectives as `context` says, and runs on it what the pipeline runs
+/// next.
+static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
+                               const DecomposeOptions &options,
+                               const FormContext &context,
+                               MachineModelCache &machines, std::string &why) {
+  IRRewriter rewriter(scratch.collective->getContext());
+  Operation *collective = scratch.collective;
+  // The decompositions chosen for others first: they are what the
+  // collective's forms run beside. One whose einsums reach out of the
+  // window stays as it is.
+  for (Operation *other : context.decomposed)
+    if (Operation *copy = scratch.copies.lookup(other))
+      if (copy != collective)
+        (void)decompose(rewriter, copy, options);
+  if (form == CollectiveForm::Decomposed) {
+    if (failed(decompose(rewriter, collective, options))) {
+      why = "the rewrite does not apply";
+      return failure();
+    }
+    collective = nullptr;
+  } else if (form == CollectiveForm::Asynchronous) {
+    if (failed(makeCollectiveAsynchronous(rewriter, collective))) {
+      why = "it has no asynchronous form";
+      return failure();
+    }
+    collective = nullptr;
+  }
+  if (context.asynchronous) {
+    SmallVector<Operation *> others;
+    scratch.func.walk([&](Operation *op) {
+      if (op != collective &&
+          isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(op))
+        others.push_back(op);
+    });
+    for (Operation *op : others)
+      (void)makeCollectiveAsynchronous(rewriter, op);
+  }
+  PassManager cleanup(scratch.func->getContext(),
                       func::FuncOp::getOperationName());
   addAsyncCleanupPasses(cleanup);
   if (failed(cleanup.run(scratch.func))) {
-    why = "the loop does not survive the clean-up passes";
+    why = "the program does not survive the clean-up passes";
     return failure();
   }
   if (failed(scheduleRegions(scratch.func, machines, ScheduleOptions()))) {
-    why = "the scheduler cannot order the loop";
+    why = "the scheduler cannot order it";
     return failure();
   }
-  FailureOr<SimReport> decomposed = price(scratch.func, machine, why);
-  if (failed(decomposed))
+  return success();
+}
+
+StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
+  switch (form) {
+  case CollectiveForm::Blocking:
+    return "blocking";
+  case CollectiveForm::Asynchronous:
+    return "asynchronous";
+  case CollectiveForm::Decomposed:
+    return "decomposed";
+  }
+  llvm_unreachable("unknown collective form");
+}
+
+FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
+    Operation *collective, const MachineModel &machine,
+    MachineModelCache &machines, const DecomposeOptions &options,
+    const FormContext &context, std::string &why) {
+  assert((isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(collective)) &&
+         "prices all_gather, reduce_scatter and all_reduce");
+  FailureOr<SmallVector<Operation *>> window =
+      getWindow(collective, machine, why);
+  if (failed(window))
     return failure();
-  DecompositionEstimate estimate;
-  estimate.blocking = blocking->stepTime;
-  estimate.blockingCompute = blocking->computeTime;
-  estimate.decomposed = decomposed->stepTime;
-  estimate.decomposedCompute = decomposed->computeTime;
+  bool decomposable =
+      context.priceDecomposition && getPairOps(collective).size() > 1;
+  auto priceForm = [&](CollectiveForm form) -> FailureOr<FormEstimate> {
+    ScratchWindow scratch = copyWindow(collective, *window);
+    if (failed(buildForm(scratch, form, options, context, machines, why)))
+      return failure();
+    FailureOr<SimReport> report = price(scratch.func, machine, why);
+    if (failed(report))
+      return failure();
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
+               << collective->getLoc() << ": " << stringifyCollectiveForm(form)
+               << " " << report->stepTime << " s (compute "
+               << report->computeTime << ") in a window of " << window->size()
+               << " ops\n");
+    return FormEstimate{report->stepTime, report->computeTime};
+  };
+  CollectiveEstimate estimate;
+  FailureOr<FormEstimate> blocking = priceForm(CollectiveForm::Blocking);
+  if (failed(blocking))
+    return failure();
+  estimate.blocking = *blocking;
+  if (context.asynchronous) {
+    FailureOr<FormEstimate> async = priceForm(CollectiveForm::Asynchronous);
+    if (failed(async))
+      return failure();
+    estimate.asynchronous = *async;
+  }
+  if (decomposable) {
+    FailureOr<FormEstimate> decomposed = priceForm(CollectiveForm::Decomposed);
+    if (failed(decomposed))
+      return failure();
+    estimate.decomposed = *decomposed;
+  }
   SymbolTableCollection symbols;
   estimate.groupSize =
       cast<CollectiveOpInterface>(collective).getGroupSize(symbols).value_or(0);
-  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << collective->getName()
-                          << " @ " << collective->getLoc() << ": blocking "
-                          << estimate.blocking << " s (compute "
-                          << estimate.blockingCompute << "), decomposed "
-                          << estimate.decomposed << " s (compute "
-                          << estimate.decomposedCompute << ")\n");
   return estimate;
-}
-
-FailureOr<DecompositionEstimate> mlir::ovl::estimateDecomposition(
-    AllGatherOp gather, const MachineModel &machine,
-    MachineModelCache &machines, const DecomposeOptions &options,
-    std::string &why) {
-  why = whyNotDecomposable(gather);
-  if (!why.empty())
-    return failure();
-  SmallVector<Operation *> ops = {gather};
-  llvm::append_range(ops, gather.getResult().getUsers());
-  return estimatePair(gather, ops, machine, machines, why,
-                      [&](RewriterBase &rewriter, Operation *copy) {
-                        return decomposeAllGatherEinsum(
-                            rewriter, cast<AllGatherOp>(copy), options);
-                      });
-}
-
-FailureOr<DecompositionEstimate> mlir::ovl::estimateDecomposition(
-    ReduceScatterOp scatter, const MachineModel &machine,
-    MachineModelCache &machines, const DecomposeOptions &options,
-    std::string &why) {
-  why = whyNotDecomposable(scatter);
-  if (!why.empty())
-    return failure();
-  SmallVector<Operation *> ops = {scatter.getInput().getDefiningOp(), scatter};
-  return estimatePair(scatter, ops, machine, machines, why,
-                      [&](RewriterBase &rewriter, Operation *copy) {
-                        return decomposeEinsumReduceScatter(
-                            rewriter, cast<ReduceScatterOp>(copy), options);
-                      });
 }

@@ -107,6 +107,8 @@ def OvlDecomposeCollectiveEinsumPass
     Statistic<"numAllGathers", "all-gathers", "AllGather-Einsum pairs rewritten">,
     Statistic<"numReduceScatters", "reduce-scatters",
               "Einsum-ReduceScatter pairs rewritten">,
+    Statistic<"numAsynchronous", "asynchronous",
+              "Collectives kept and made asynchronous">,
   ];
 }
 

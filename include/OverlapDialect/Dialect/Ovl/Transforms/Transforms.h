@@ -10,9 +10,11 @@
 #define OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_TRANSFORMS_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -45,40 +47,82 @@ enum class DecomposeGate {
   Never,
 };
 
-/// What the cost-model gate finds for one pair, in seconds on one device:
-/// the pair as written and the loop the rewrite builds for it (its permutes
-/// made asynchronous and cleaned up by addAsyncCleanupPasses, then ordered
-/// by `ovl-schedule`'s default scheduler, as `ovl-overlap-pipeline` does),
-/// each built on its own with the collectives the pair's einsums also read
-/// or feed (the other candidate of a figure 3 einsum, left blocking) and
-/// played by the event simulator on every device of the machine. The pair
-/// is worth decomposing when the loop is faster.
-struct DecompositionEstimate {
-  /// The blocking collective and its einsums.
-  double blocking = 0;
-  double blockingCompute = 0;
-  /// The loop and what the rewrite adds around it.
-  double decomposed = 0;
-  double decomposedCompute = 0;
+/// The forms the gate chooses among for one collective.
+enum class CollectiveForm {
+  /// As written.
+  Blocking,
+  /// A start and a done, for `ovl-schedule` to hide behind independent work.
+  Asynchronous,
+  /// A ring loop of partial einsums (all_gather and reduce_scatter pairs).
+  Decomposed,
+};
+
+/// "blocking", "asynchronous", "decomposed".
+llvm::StringRef stringifyCollectiveForm(CollectiveForm form);
+
+/// One form's predicted run, in seconds on one device.
+struct FormEstimate {
+  double step = 0;
+  double compute = 0;
+};
+
+/// What the cost-model gate finds for one collective: its window (the op,
+/// its einsums and the collectives they also read or feed, and the ops
+/// around them in the block until the compute on each side covers the
+/// collective's blocking time twice over, so that an asynchronous form
+/// finds the independent work it could hide behind) built with the
+/// collective in each form, every other collective of the window as
+/// FormContext says, then what `ovl-overlap-pipeline` runs next (asynchronous
+/// permutes, canonicalize, CSE, `ovl-schedule`'s default scheduler), each
+/// played by the event simulator on every device of the machine.
+struct CollectiveEstimate {
+  FormEstimate blocking;
+  /// Priced when the gate may make collectives asynchronous.
+  std::optional<FormEstimate> asynchronous;
+  /// Priced for decomposable all_gather and reduce_scatter pairs.
+  std::optional<FormEstimate> decomposed;
   /// Devices in the collective's group.
   int64_t groupSize = 0;
 
-  double gain() const { return blocking - decomposed; }
+  /// The faster of the forms that keep the collective (blocking, or
+  /// asynchronous when priced). A tie makes it asynchronous: its start and
+  /// done can still be scheduled together, and work outside the window
+  /// may hide it.
+  CollectiveForm bestKept() const {
+    return asynchronous && asynchronous->step <= blocking.step
+               ? CollectiveForm::Asynchronous
+               : CollectiveForm::Blocking;
+  }
+  double kept() const {
+    return bestKept() == CollectiveForm::Asynchronous ? asynchronous->step
+                                                      : blocking.step;
+  }
+  /// What decomposing saves over the best kept form (0 when not priced).
+  double gain() const { return decomposed ? kept() - decomposed->step : 0; }
 };
 
-/// Builds and prices the pair and its decomposition with `options` on
-/// `machine` (built for the collective's grid, one of `machines`, which
-/// also prices the scheduler's order), leaving the IR unchanged. Fails,
-/// with the reason in `why`, when the pair is not decomposable or cannot be
-/// priced.
-FailureOr<DecompositionEstimate>
-estimateDecomposition(AllGatherOp gather, const MachineModel &machine,
-                      MachineModelCache &machines,
-                      const DecomposeOptions &options, std::string &why);
-FailureOr<DecompositionEstimate>
-estimateDecomposition(ReduceScatterOp scatter, const MachineModel &machine,
-                      MachineModelCache &machines,
-                      const DecomposeOptions &options, std::string &why);
+/// What the window of a collective holds besides it, and what to price.
+struct FormContext {
+  /// The collective's asynchronous form is priced, and the window's other
+  /// collectives are asynchronous (else blocking).
+  bool asynchronous = false;
+  /// Collectives decomposed wherever they are in the window (those chosen
+  /// already).
+  ArrayRef<Operation *> decomposed;
+  /// Price the collective's own decomposition, when it has one.
+  bool priceDecomposition = true;
+};
+
+/// Builds and prices the forms of `collective` (an `ovl.all_gather`,
+/// `ovl.reduce_scatter` or `ovl.all_reduce`) on `machine` (built for its
+/// grid, one of `machines`, which also prices the scheduler's order), the
+/// decomposition with `options`, leaving the IR unchanged. Fails, with the
+/// reason in `why`, when a form cannot be built or priced.
+FailureOr<CollectiveEstimate>
+estimateCollectiveForms(Operation *collective, const MachineModel &machine,
+                        MachineModelCache &machines,
+                        const DecomposeOptions &options,
+                        const FormContext &context, std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
@@ -116,13 +160,17 @@ enum class AsyncKind { Permute, AllGather, ReduceScatter, AllReduce };
 unsigned makeCollectivesAsynchronous(Operation *root,
                                      ArrayRef<AsyncKind> kinds);
 
+/// Splits one `ovl.all_gather`, `ovl.reduce_scatter` or `ovl.all_reduce`
+/// as makeCollectivesAsynchronous does; fails, changing nothing, on other
+/// ops.
+LogicalResult makeCollectiveAsynchronous(RewriterBase &rewriter,
+                                         Operation *collective);
+
 /// Adds what `ovl-overlap-pipeline` runs on a function between decomposing
 /// and scheduling: `ovl-async-collectives`, canonicalize (which inlines
 /// ring loops of one iteration, so the scheduler sees their steps beside
-/// the prologue's) and CSE. The gate prices its loops after the same passes.
-/// With `allCollectives`, every collective becomes asynchronous, not only
-/// the permutes.
-void addAsyncCleanupPasses(OpPassManager &funcPm, bool allCollectives = false);
+/// the prologue's) and CSE. The gate prices its forms after the same passes.
+void addAsyncCleanupPasses(OpPassManager &funcPm);
 
 /// Which list scheduler `ovl-schedule` runs.
 enum class ScheduleAlgorithm {
