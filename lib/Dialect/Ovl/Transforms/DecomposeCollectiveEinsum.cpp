@@ -3,10 +3,12 @@
 // Picks the AllGather-Einsum and Einsum-ReduceScatter pairs of a function
 // and rewrites each with LoopedAllGatherEinsum / LoopedEinsumReduceScatter
 // when the cost model prices the loop faster than the pair (section 5.5;
-// DecompositionCost.cpp builds both and prices them). An einsum with two
-// candidates (figure 3: two gathered inputs, or a gathered input and a
-// scattered result) is decomposed for the one with the larger gain only; the
-// other stays blocking.
+// DecompositionCost.cpp builds every form and prices it). An einsum with
+// two candidates (figure 3: two gathered inputs, or a gathered input and a
+// scattered result) is decomposed for the one with the larger gain only.
+// With async-collectives, every collective kept (the other candidate, an
+// all_reduce, a pair the loop would not speed up) becomes a start and a done
+// unless blocking prices faster.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,18 +164,8 @@ struct OvlDecomposeCollectiveEinsumPass
     SymbolTableCollection symbols;
     for (Candidate &candidate : candidates) {
       Operation *op = candidate.op;
-      if (auto gather = dyn_cast<AllGatherOp>(op)) {
-        candidate.why = whyNotDecomposable(gather);
-        if (candidate.why.empty())
-          candidate.einsums.append(gather.getResult().getUsers().begin(),
-                                   gather.getResult().getUsers().end());
-      } else if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
-        candidate.why = whyNotDecomposable(scatter);
-        if (candidate.why.empty())
-          candidate.einsums.push_back(scatter.getInput().getDefiningOp());
-      } else {
-        candidate.why = "all_reduce has no decomposition";
-      }
+      candidate.why = whyNotDecomposable(op);
+      candidate.einsums = getDecomposedEinsums(op);
       candidate.groupSize =
           cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
       // Priced when the gate has a choice to make from the prices: for
@@ -201,13 +193,9 @@ struct OvlDecomposeCollectiveEinsumPass
     for (Candidate &candidate : candidates) {
       if (candidate.form != CollectiveForm::Decomposed)
         continue;
-      if (auto gather = dyn_cast<AllGatherOp>(candidate.op)) {
-        if (succeeded(decomposeAllGatherEinsum(rewriter, gather, options)))
-          ++numAllGathers;
-      } else if (succeeded(decomposeEinsumReduceScatter(
-                     rewriter, cast<ReduceScatterOp>(candidate.op), options))) {
-        ++numReduceScatters;
-      }
+      if (failed(decomposeCollective(rewriter, candidate.op, options)))
+        continue;
+      ++(isa<AllGatherOp>(candidate.op) ? numAllGathers : numReduceScatters);
     }
     // After the decompositions, which do not erase collectives they keep.
     for (Candidate &candidate : candidates)

@@ -131,20 +131,6 @@ price(func::FuncOp func, const MachineModel &machine, std::string &why) {
   return std::move(*report);
 }
 
-/// The ops whose rewrite a decomposition of `collective` consumes (none
-/// when it is not decomposable), with the collective itself.
-static SmallVector<Operation *> getPairOps(Operation *collective) {
-  SmallVector<Operation *> ops = {collective};
-  if (auto gather = dyn_cast<AllGatherOp>(collective)) {
-    if (whyNotDecomposable(gather).empty())
-      llvm::append_range(ops, gather.getResult().getUsers());
-  } else if (auto scatter = dyn_cast<ReduceScatterOp>(collective)) {
-    if (whyNotDecomposable(scatter).empty())
-      ops.push_back(scatter.getInput().getDefiningOp());
-  }
-  return ops;
-}
-
 /// The compute of `op` and of the ops nested in it, on one device.
 static double getComputeTime(Operation *op, const CostModel &model) {
   double seconds = 0;
@@ -166,18 +152,17 @@ static FailureOr<SmallVector<Operation *>>
 getWindow(Operation *collective, const MachineModel &machine,
           std::string &why) {
   Block *block = collective->getBlock();
+  SmallVector<Operation *, 2> einsums = getDecomposedEinsums(collective);
   llvm::SetVector<Operation *> ops;
-  for (Operation *op : getPairOps(collective))
-    ops.insert(op);
+  ops.insert(collective);
+  ops.insert(einsums.begin(), einsums.end());
   // The collectives next to the einsums run with them: the loop may hide
   // behind them once scheduled.
-  for (Operation *op : getPairOps(collective)) {
-    if (!isa<EinsumOp>(op))
-      continue;
-    for (Value input : op->getOperands())
+  for (Operation *einsum : einsums) {
+    for (Value input : einsum->getOperands())
       if (Operation *producer = input.getDefiningOp<AllGatherOp>())
         ops.insert(producer);
-    for (Operation *user : op->getUsers())
+    for (Operation *user : einsum->getUsers())
       if (isa<ReduceScatterOp>(user))
         ops.insert(user);
   }
@@ -193,29 +178,39 @@ getWindow(Operation *collective, const MachineModel &machine,
     if (last->isBeforeInBlock(op))
       last = op;
   }
-  double reach = kWindowCover * estimateCollective(collective, machine,
-                                                   RingDirection::Bidirectional)
-                                    .value_or(0);
-  const CostModel &model = machine.costModel;
   for (Operation *op = first;; op = op->getNextNode()) {
     ops.insert(op);
     if (op == last)
       break;
   }
-  // Each side stops when its work independent of the collective covers the
-  // reach, or its work the collective depends on (before) or that depends
-  // on it (after) does: the collective cannot move past that.
+  double reach = kWindowCover * estimateCollective(collective, machine,
+                                                   RingDirection::Bidirectional)
+                                    .value_or(0);
+  const CostModel &model = machine.costModel;
+  // Each side of [first, last] takes ops until its work independent of the
+  // collective covers the reach, or its work the collective depends on
+  // (before) or that depends on it (after) does: the collective cannot move
+  // past that. Each walk starts at the collective so that the ops of
+  // [first, last] count as feeding it or depending on it.
+  auto hasUserIn = [&](Operation *op,
+                       const llvm::SmallPtrSetImpl<Operation *> &set) {
+    return llvm::any_of(op->getUsers(), [&](Operation *user) {
+      return set.contains(block->findAncestorOpInBlock(*user));
+    });
+  };
   llvm::SmallPtrSet<Operation *, 16> inputs = {collective};
   double independent = 0, dependent = 0;
-  for (Operation *op = first->getPrevNode();
-       op && independent < reach && dependent < reach; op = op->getPrevNode()) {
-    ops.insert(op);
-    bool feeds = llvm::any_of(op->getUsers(), [&](Operation *user) {
-      return inputs.contains(block->findAncestorOpInBlock(*user));
-    });
+  for (Operation *op = collective->getPrevNode(); op; op = op->getPrevNode()) {
+    bool outside = op->isBeforeInBlock(first);
+    if (outside && (independent >= reach || dependent >= reach))
+      break;
+    bool feeds = hasUserIn(op, inputs);
     if (feeds)
       inputs.insert(op);
-    (feeds ? dependent : independent) += getComputeTime(op, model);
+    if (outside) {
+      ops.insert(op);
+      (feeds ? dependent : independent) += getComputeTime(op, model);
+    }
   }
   llvm::SmallPtrSet<Operation *, 16> dependents = {collective};
   auto usesDependent = [&](Operation *op) {
@@ -228,40 +223,24 @@ getWindow(Operation *collective, const MachineModel &machine,
     });
     return uses;
   };
-  for (Operation *op = collective; op != last;) {
-    op = op->getNextNode();
-    if (usesDependent(op))
-      dependents.insert(op);
-  }
   independent = dependent = 0;
-  for (Operation *op = last->getNextNode();
-       op && !op->hasTrait<OpTrait::IsTerminator>() && independent < reach &&
-       dependent < reach;
-       op = op->getNextNode()) {
-    ops.insert(op);
+  for (Operation *op = collective->getNextNode();
+       op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode()) {
+    bool outside = last->isBeforeInBlock(op);
+    if (outside && (independent >= reach || dependent >= reach))
+      break;
     bool uses = usesDependent(op);
     if (uses)
       dependents.insert(op);
-    (uses ? dependent : independent) += getComputeTime(op, model);
+    if (outside) {
+      ops.insert(op);
+      (uses ? dependent : independent) += getComputeTime(op, model);
+    }
   }
   SmallVector<Operation *> window(ops.begin(), ops.end());
   llvm::sort(window,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return window;
-}
-
-/// Rewrites `collective` (a decomposable all_gather or reduce_scatter) into
-/// its ring loop.
-static LogicalResult decompose(RewriterBase &rewriter, Operation *collective,
-                               const DecomposeOptions &options) {
-  if (auto gather = dyn_cast<AllGatherOp>(collective))
-    return whyNotDecomposable(gather).empty()
-               ? decomposeAllGatherEinsum(rewriter, gather, options)
-               : failure();
-  auto scatter = cast<ReduceScatterOp>(collective);
-  return whyNotDecomposable(scatter).empty()
-             ? decomposeEinsumReduceScatter(rewriter, scatter, options)
-             : failure();
 }
 
 /// Builds `form` of the copy `collective` in `scratch`, the window's other
@@ -279,9 +258,9 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   for (Operation *other : context.decomposed)
     if (Operation *copy = scratch.copies.lookup(other))
       if (copy != collective)
-        (void)decompose(rewriter, copy, options);
+        (void)decomposeCollective(rewriter, copy, options);
   if (form == CollectiveForm::Decomposed) {
-    if (failed(decompose(rewriter, collective, options))) {
+    if (failed(decomposeCollective(rewriter, collective, options))) {
       why = "the rewrite does not apply";
       return failure();
     }
@@ -293,7 +272,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     }
     collective = nullptr;
   }
-  if (context.asynchronous) {
+  if (context.asyncCollectives) {
     SmallVector<Operation *> others;
     scratch.func.walk([&](Operation *op) {
       if (op != collective &&
@@ -340,7 +319,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   if (failed(window))
     return failure();
   bool decomposable =
-      context.priceDecomposition && getPairOps(collective).size() > 1;
+      context.priceDecomposition && whyNotDecomposable(collective).empty();
   auto priceForm = [&](CollectiveForm form) -> FailureOr<FormEstimate> {
     ScratchWindow scratch = copyWindow(collective, *window);
     if (failed(buildForm(scratch, form, options, context, machines, why)))
@@ -361,7 +340,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   if (failed(blocking))
     return failure();
   estimate.blocking = *blocking;
-  if (context.asynchronous) {
+  if (context.asyncCollectives) {
     FailureOr<FormEstimate> async = priceForm(CollectiveForm::Asynchronous);
     if (failed(async))
       return failure();

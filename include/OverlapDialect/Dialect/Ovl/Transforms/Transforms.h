@@ -11,6 +11,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -103,9 +104,11 @@ struct CollectiveEstimate {
 
 /// What the window of a collective holds besides it, and what to price.
 struct FormContext {
-  /// The collective's asynchronous form is priced, and the window's other
-  /// collectives are asynchronous (else blocking).
-  bool asynchronous = false;
+  /// The gate may make collectives asynchronous (`async-collectives`): the
+  /// collective's asynchronous form is priced, and the window's other
+  /// collectives are asynchronous as the gate leaves them by default (else
+  /// all forms are priced beside blocking ones).
+  bool asyncCollectives = false;
   /// Collectives decomposed wherever they are in the window (those chosen
   /// already).
   ArrayRef<Operation *> decomposed;
@@ -127,6 +130,22 @@ estimateCollectiveForms(Operation *collective, const MachineModel &machine,
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
 std::string whyNotDecomposable(ReduceScatterOp scatter);
+
+/// Why `collective` cannot be decomposed (an all_reduce never can); empty
+/// when it is a decomposable all_gather or reduce_scatter.
+std::string whyNotDecomposable(Operation *collective);
+
+/// The einsums a decomposition of `collective` rewrites with it (the users
+/// of a gather, the producer of a scatter's input); empty when it cannot be
+/// decomposed.
+SmallVector<Operation *, 2> getDecomposedEinsums(Operation *collective);
+
+/// Rewrites a decomposable `ovl.all_gather` or `ovl.reduce_scatter` into its
+/// ring loop with decomposeAllGatherEinsum or decomposeEinsumReduceScatter.
+/// Fails, changing nothing, when whyNotDecomposable(collective) is not
+/// empty.
+LogicalResult decomposeCollective(RewriterBase &rewriter, Operation *collective,
+                                  const DecomposeOptions &options);
 
 /// For remarks: which of the paper's cases each einsum of `gather` is.
 std::string describeAllGatherCases(AllGatherOp gather);
