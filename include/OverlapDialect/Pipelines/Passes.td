@@ -15,9 +15,10 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
     The whole pipeline, on every function of the module:
     `ovl-verify-collectives` (a program whose devices would not
     communicate alike is refused), `ovl-decompose-collective-einsum` (the
-    cost-model gate and the ring loops; with `async-collectives=true` it
-    also makes asynchronous the collectives it keeps where that is
-    faster), `ovl-async-collectives` (the permutes),
+    cost-model gate and the ring loops; by default it also makes
+    asynchronous the collectives it keeps where that is not slower,
+    `async-collectives=false` keeps them blocking), `ovl-async-collectives`
+    (the permutes),
     `canonicalize`, `cse`, `ovl-schedule`, whose order is the one the
     simulator and the runtime follow, and `ovl-verify-collectives` again on
     the result. Its options are those of the decomposition and of the

@@ -1,6 +1,9 @@
-// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true}))"
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum))" | FileCheck %s
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=never}))" | FileCheck %s --check-prefix=NEVER
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true}))"
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false}))" | FileCheck %s
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=never}))" | FileCheck %s --check-prefix=NEVER
+// async-collectives=false throughout: the paper's gate, a pair decomposed or
+// left blocking (ovl-decompose-collective-einsum-async.mlir tests the
+// asynchronous alternative).
 
 // The default cost-model gate (section 5.5) on TPU v4 at realistic sizes:
 // a pair is decomposed when the loop the rewrite builds, priced by the cost

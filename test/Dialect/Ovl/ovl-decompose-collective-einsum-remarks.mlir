@@ -1,4 +1,7 @@
-// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true gate=always}))"
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true gate=always}))"
+// async-collectives=false throughout: the paper's gate, a pair decomposed or
+// left blocking (ovl-decompose-collective-einsum-async.mlir tests the
+// asynchronous alternative).
 
 // With remarks=true the pass says what it did to every candidate, and why
 // it left a pair alone: users of peer systems most miss being told that

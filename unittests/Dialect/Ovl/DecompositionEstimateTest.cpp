@@ -84,9 +84,9 @@ protected:
     options.unroll = unroll;
     options.bidirectional = bidirectional;
     std::string why;
-    FailureOr<CollectiveEstimate> result =
-        estimateCollectiveForms(op, *machine.model, machine.cache, options,
-                                FormContext{asynchronous, {}, true}, why);
+    FailureOr<CollectiveEstimate> result = estimateCollectiveForms(
+        op, *machine.model, machine.cache, options,
+        FormContext{asynchronous, {}, true}, nullptr, why);
     EXPECT_TRUE(succeeded(result)) << why;
     return succeeded(result) ? *result : CollectiveEstimate{};
   }
@@ -206,6 +206,70 @@ TEST_F(DecompositionEstimateTest, PredictsTheSimulatedLoop) {
   }
 }
 
+/// A window priced once is not priced again: two functions of the same
+/// body (as the layers of a model are) share an estimate, one whose einsum
+/// differs does not.
+TEST(DecompositionEstimateCacheTest, RepeatedWindowsArePricedOnce) {
+  DialectRegistry registry;
+  overlap::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string layer = R"mlir(
+    func.func @NAME(%x: tensor<2048x4096xbf16>, %w: tensor<4096x1024xbf16>)
+        -> tensor<2048x4096xf32> {
+      %g = ovl.all_gather %w on @ring axes [0] dim 1
+          : tensor<4096x1024xbf16> -> tensor<4096x4096xbf16>
+      %y = ovl.einsum "EQUATION" %x, %g
+          : tensor<2048x4096xbf16>, tensor<4096x4096xbf16>
+          -> tensor<2048x4096xf32>
+      return %y : tensor<2048x4096xf32>
+    }
+  )mlir";
+  auto instance = [&](llvm::StringRef name, llvm::StringRef equation) {
+    std::string text = layer;
+    text.replace(text.find("NAME"), 4, name.str());
+    text.replace(text.find("EQUATION"), 8, equation.str());
+    return text;
+  };
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "shard.grid @ring(shape = 4)\n" + instance("first", "bf,fh->bh") +
+          instance("second", "bf,fh->bh") + instance("other", "bh,fh->bf"),
+      &context);
+  ASSERT_TRUE(module);
+  SmallVector<AllGatherOp> gathers;
+  module->walk([&](AllGatherOp op) { gathers.push_back(op); });
+  ASSERT_EQ(gathers.size(), 3u);
+  MachineModelCache machines("tpu-v4", "4x4x4", {});
+  llvm::Expected<const MachineModel *> model = machines.get({4});
+  ASSERT_TRUE(static_cast<bool>(model));
+  FormContext async{true, {}, true};
+  auto price = [&](AllGatherOp gather, CollectiveEstimateCache *cache) {
+    std::string why;
+    FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
+        gather, **model, machines, {}, async, cache, why);
+    EXPECT_TRUE(succeeded(estimate)) << why;
+    return succeeded(estimate) ? *estimate : CollectiveEstimate{};
+  };
+  CollectiveEstimateCache cache;
+  CollectiveEstimate first = price(gathers[0], &cache);
+  EXPECT_EQ(cache.hits, 0u);
+  CollectiveEstimate second = price(gathers[1], &cache);
+  EXPECT_EQ(cache.hits, 1u);
+  CollectiveEstimate fresh = price(gathers[1], nullptr);
+  EXPECT_EQ(second.blocking.step, fresh.blocking.step);
+  EXPECT_EQ(second.asynchronous->step, fresh.asynchronous->step);
+  EXPECT_EQ(second.decomposed->step, fresh.decomposed->step);
+  EXPECT_EQ(first.decomposed->step, second.decomposed->step);
+  price(gathers[2], &cache);
+  EXPECT_EQ(cache.hits, 1u);
+  // The same window with other forms priced is another entry.
+  std::string why;
+  EXPECT_TRUE(succeeded(
+      estimateCollectiveForms(gathers[0], **model, machines, {},
+                              FormContext{true, {}, false}, &cache, why)));
+  EXPECT_EQ(cache.hits, 1u);
+}
+
 /// A pair with a dynamic shape has no estimate, and says why.
 TEST(DecompositionEstimateErrorTest, DynamicShapesAreNotPriced) {
   DialectRegistry registry;
@@ -232,7 +296,7 @@ TEST(DecompositionEstimateErrorTest, DynamicShapesAreNotPriced) {
   ASSERT_TRUE(static_cast<bool>(model));
   std::string why;
   EXPECT_TRUE(failed(estimateCollectiveForms(gather, **model, machines, {},
-                                             FormContext(), why)));
+                                             FormContext(), nullptr, why)));
   EXPECT_NE(why.find("static shapes"), std::string::npos) << why;
 }
 

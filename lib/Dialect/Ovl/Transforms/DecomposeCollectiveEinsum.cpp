@@ -31,6 +31,7 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
@@ -121,17 +122,23 @@ struct Candidate {
   /// The einsums its rewrite consumes.
   SmallVector<Operation *, 2> einsums;
   std::optional<CollectiveEstimate> estimate;
-  /// Blocking and asynchronous priced again beside the decompositions
-  /// chosen, for a candidate kept in a block where some were.
-  std::optional<CollectiveEstimate> keptEstimate;
+  /// Its forms priced again beside the decompositions chosen, for a
+  /// candidate kept in a block where some were.
+  std::optional<CollectiveEstimate> besideLoops;
   /// Why there is no estimate, when there is none.
   std::string unpriced;
   /// The candidate that took one of its einsums with a larger gain.
   const Candidate *outvotedBy = nullptr;
   CollectiveForm form = CollectiveForm::Blocking;
+  /// Decomposed for its gain beside the loops chosen before it.
+  bool decomposedBeside = false;
 
   bool decomposable() const { return why.empty(); }
   double gain() const { return estimate ? estimate->gain() : 0; }
+  /// The gain it was (or would have been) decomposed for.
+  double chosenGain() const {
+    return decomposedBeside ? besideLoops->gain() : gain();
+  }
 };
 
 struct OvlDecomposeCollectiveEinsumPass
@@ -181,8 +188,9 @@ struct OvlDecomposeCollectiveEinsumPass
     }
 
     selectDecompositions(candidates);
-    if (failed(selectKept(candidates, options, symbols)))
+    if (failed(selectBesideLoops(candidates, options, symbols)))
       return signalPassFailure();
+    numWindowsReused += std::exchange(estimates.hits, 0);
 
     // Every remark before any rewrite: a remark may name another candidate's
     // collective, which its rewrite erases.
@@ -233,7 +241,7 @@ private:
     assert(*machine && "a static grid has a machine or an error");
     std::string why;
     FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
-        candidate.op, **machine, *machines, options, context, why);
+        candidate.op, **machine, *machines, options, context, &estimates, why);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else
@@ -270,7 +278,7 @@ private:
           continue;
         // A tie keeps the collective: the loop costs buffers and code.
         if (gate == DecomposeGate::Cost &&
-            (!candidate->estimate || candidate->gain() <= 0))
+            (!candidate->estimate || !candidate->estimate->decompositionPays()))
           continue;
         candidate->form = CollectiveForm::Decomposed;
         for (Operation *einsum : candidate->einsums)
@@ -279,20 +287,69 @@ private:
     }
   }
 
-  /// Chooses the form of each candidate kept: asynchronous when allowed
-  /// and, with gate=cost, priced faster than blocking beside the
-  /// decompositions chosen (priced again where its block has some: the
-  /// other candidate of its einsum may have become a loop, which a
-  /// blocking collective can no longer hide under).
-  LogicalResult selectKept(MutableArrayRef<Candidate> candidates,
-                           const DecomposeOptions &options,
-                           SymbolTableCollection &symbols) {
-    if (!asyncCollectives)
-      return success();
+  /// With gate=cost, prices again each candidate kept in a block where
+  /// decompositions were chosen, beside them: the other candidate of its
+  /// einsum may have become a loop, which a blocking collective can no
+  /// longer hide under, and a pair whose loop gained nothing beside another
+  /// collective may gain beside that one's loop. Decomposes the candidate
+  /// that gains most there (its einsums still free) and prices again,
+  /// until none gains. Then chooses the form of each candidate kept:
+  /// asynchronous when allowed and, with gate=cost, priced no slower than
+  /// blocking where it was last priced.
+  LogicalResult selectBesideLoops(MutableArrayRef<Candidate> candidates,
+                                  const DecomposeOptions &options,
+                                  SymbolTableCollection &symbols) {
+    llvm::DenseMap<Operation *, const Candidate *> takenBy;
     SmallVector<Operation *> decomposed;
     for (Candidate &candidate : candidates)
-      if (candidate.form == CollectiveForm::Decomposed)
+      if (candidate.form == CollectiveForm::Decomposed) {
         decomposed.push_back(candidate.op);
+        for (Operation *einsum : candidate.einsums)
+          takenBy[einsum] = &candidate;
+      }
+    while (gate == DecomposeGate::Cost) {
+      Candidate *best = nullptr;
+      for (Candidate &candidate : candidates) {
+        if (candidate.form == CollectiveForm::Decomposed ||
+            !candidate.estimate ||
+            llvm::none_of(decomposed, [&](Operation *op) {
+              return op->getBlock() == candidate.op->getBlock();
+            }))
+          continue;
+        bool free = candidate.decomposable() &&
+                    llvm::none_of(candidate.einsums, [&](Operation *einsum) {
+                      return takenBy.contains(einsum);
+                    });
+        if (failed(estimate(candidate, options, symbols,
+                            FormContext{asyncCollectives, decomposed, free},
+                            candidate.besideLoops)))
+          return failure();
+        if (free && candidate.besideLoops &&
+            candidate.besideLoops->decompositionPays() &&
+            (!best ||
+             candidate.besideLoops->gain() > best->besideLoops->gain()))
+          best = &candidate;
+      }
+      if (!best)
+        break;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << best->op->getName() << " @ "
+                 << best->op->getLoc() << " decomposed beside the loops, gain "
+                 << best->besideLoops->gain() << " s\n");
+      best->form = CollectiveForm::Decomposed;
+      best->decomposedBeside = true;
+      decomposed.push_back(best->op);
+      for (Operation *einsum : best->einsums)
+        takenBy[einsum] = best;
+      for (Candidate &candidate : candidates)
+        if (&candidate != best && !candidate.outvotedBy &&
+            llvm::any_of(candidate.einsums, [&](Operation *einsum) {
+              return takenBy.lookup(einsum) == best;
+            }))
+          candidate.outvotedBy = best;
+    }
+    if (!asyncCollectives)
+      return success();
     for (Candidate &candidate : candidates) {
       if (candidate.form == CollectiveForm::Decomposed)
         continue;
@@ -302,17 +359,9 @@ private:
       }
       if (!candidate.estimate)
         continue;
-      bool besideLoops = llvm::any_of(decomposed, [&](Operation *op) {
-        return op->getBlock() == candidate.op->getBlock();
-      });
-      if (besideLoops && failed(estimate(candidate, options, symbols,
-                                         FormContext{true, decomposed, false},
-                                         candidate.keptEstimate)))
-        return failure();
-      const CollectiveEstimate &kept = candidate.keptEstimate
-                                           ? *candidate.keptEstimate
-                                           : *candidate.estimate;
-      candidate.form = kept.bestKept();
+      candidate.form =
+          (candidate.besideLoops ? *candidate.besideLoops : *candidate.estimate)
+              .bestKept();
       LLVM_DEBUG(llvm::dbgs()
                  << "[" DEBUG_TYPE "] " << candidate.op->getName() << " @ "
                  << candidate.op->getLoc() << " kept "
@@ -340,9 +389,9 @@ private:
       diag << "; kept " << stringifyCollectiveForm(candidate.form);
       if (gate != DecomposeGate::Cost)
         diag << describeUnpricedGate();
-      else if (candidate.keptEstimate)
+      else if (candidate.besideLoops)
         diag << " beside the loops chosen: "
-             << describeEstimate(*candidate.keptEstimate);
+             << describeEstimate(*candidate.besideLoops);
     };
     if (!candidate.decomposable()) {
       if (!asyncCollectives) {
@@ -372,7 +421,7 @@ private:
       diag << what << ": the " << winner.op->getName().stripDialect()
            << " of the same einsum has the larger gain";
       if (winner.estimate && candidate.estimate)
-        diag << " (" << formatTime(winner.gain()) << " vs "
+        diag << " (" << formatTime(winner.chosenGain()) << " vs "
              << formatTime(candidate.gain()) << ")";
       keptClause(diag);
       return;
@@ -403,9 +452,14 @@ private:
       diag << describeEstimate(*candidate.estimate);
     else
       diag << "no estimate, " << candidate.unpriced;
+    if (candidate.decomposedBeside)
+      diag << "; beside the loops chosen: "
+           << describeEstimate(*candidate.besideLoops);
   }
 
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
+  /// The windows priced, for the layers that repeat them.
+  CollectiveEstimateCache estimates;
 };
 } // namespace

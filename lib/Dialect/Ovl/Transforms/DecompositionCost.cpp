@@ -308,16 +308,49 @@ StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
   llvm_unreachable("unknown collective form");
 }
 
+/// What determines the estimates of `collective`'s window: the window's
+/// module printed, which op of it the collective is, which ops the context
+/// decomposes, and what is priced how.
+static std::string getCacheKey(Operation *collective,
+                               ArrayRef<Operation *> window,
+                               const DecomposeOptions &options,
+                               const FormContext &context) {
+  ScratchWindow scratch = copyWindow(collective, window);
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  scratch.module->print(os);
+  os << "\nsubject " << llvm::find(window, collective) - window.begin();
+  for (Operation *op : context.decomposed)
+    if (const auto *it = llvm::find(window, op); it != window.end())
+      os << "\ndecomposed " << it - window.begin();
+  os << "\nunroll " << options.unroll << " bidirectional "
+     << options.bidirectional << " async " << context.asyncCollectives
+     << " price-decomposition " << context.priceDecomposition;
+  return key;
+}
+
 FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
     Operation *collective, const MachineModel &machine,
     MachineModelCache &machines, const DecomposeOptions &options,
-    const FormContext &context, std::string &why) {
+    const FormContext &context, CollectiveEstimateCache *cache,
+    std::string &why) {
   assert((isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(collective)) &&
          "prices all_gather, reduce_scatter and all_reduce");
   FailureOr<SmallVector<Operation *>> window =
       getWindow(collective, machine, why);
   if (failed(window))
     return failure();
+  std::string key;
+  if (cache) {
+    key = getCacheKey(collective, *window, options, context);
+    if (const CollectiveEstimate *known = cache->lookup(key)) {
+      ++cache->hits;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
+                 << collective->getLoc() << ": its window was priced before\n");
+      return *known;
+    }
+  }
   bool decomposable =
       context.priceDecomposition && whyNotDecomposable(collective).empty();
   auto priceForm = [&](CollectiveForm form) -> FailureOr<FormEstimate> {
@@ -355,5 +388,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   SymbolTableCollection symbols;
   estimate.groupSize =
       cast<CollectiveOpInterface>(collective).getGroupSize(symbols).value_or(0);
+  if (cache)
+    cache->insert(std::move(key), estimate);
   return estimate;
 }

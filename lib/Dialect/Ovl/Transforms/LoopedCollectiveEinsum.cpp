@@ -20,8 +20,7 @@ std::string mlir::ovl::whyNotDecomposable(Operation *collective) {
     return whyNotDecomposable(gather);
   if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
     return whyNotDecomposable(scatter);
-  return collective->getName().stripDialect().str() +
-         " has no decomposition";
+  return collective->getName().stripDialect().str() + " has no decomposition";
 }
 
 SmallVector<Operation *, 2>

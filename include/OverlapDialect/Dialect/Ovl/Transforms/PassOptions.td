@@ -28,12 +28,12 @@ defvar Overlap_DecomposeOptions = [
            clEnumValN(::mlir::ovl::DecomposeGate::Never, "never",
                       "none"))}]>,
   Option<"asyncCollectives", "async-collectives", "bool",
-         /*default=*/"false",
+         /*default=*/"true",
          "Let each all_gather, reduce_scatter and all_reduce not decomposed "
          "become asynchronous, for ovl-schedule to hide behind independent "
          "work: with gate=cost when the cost model prices that faster than "
          "blocking (and a pair is decomposed only when that beats both), "
-         "otherwise always">,
+         "otherwise always; false keeps them blocking (the paper's gate)">,
   Option<"remarks", "remarks", "bool", /*default=*/"false",
          "Emit a remark for each candidate: what was decided and why, "
          "with the estimated times">,

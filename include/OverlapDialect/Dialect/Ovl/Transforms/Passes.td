@@ -109,6 +109,8 @@ def OvlDecomposeCollectiveEinsumPass
               "Einsum-ReduceScatter pairs rewritten">,
     Statistic<"numAsynchronous", "asynchronous",
               "Collectives kept and made asynchronous">,
+    Statistic<"numWindowsReused", "windows-reused",
+              "Collectives priced from an identical window priced before">,
   ];
 }
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -100,6 +101,10 @@ struct CollectiveEstimate {
   }
   /// What decomposing saves over the best kept form (0 when not priced).
   double gain() const { return decomposed ? kept() - decomposed->step : 0; }
+  /// Whether decomposing saves more than rounding: a gain below a
+  /// millionth of the kept time is a tie, which keeps the collective (the
+  /// loop costs buffers and code).
+  bool decompositionPays() const { return gain() > 1e-6 * kept(); }
 };
 
 /// What the window of a collective holds besides it, and what to price.
@@ -116,16 +121,38 @@ struct FormContext {
   bool priceDecomposition = true;
 };
 
+/// Estimates already made, by the window they priced (its copy printed,
+/// with the collective and the context's decompositions marked, and what
+/// was priced): the layers of a model repeat the same windows, each priced
+/// once. Valid for one MachineModelCache.
+class CollectiveEstimateCache {
+public:
+  const CollectiveEstimate *lookup(const std::string &key) const {
+    auto it = estimates.find(key);
+    return it == estimates.end() ? nullptr : &it->second;
+  }
+  void insert(std::string key, const CollectiveEstimate &estimate) {
+    estimates.emplace(std::move(key), estimate);
+  }
+  /// Lookups answered from the cache.
+  unsigned hits = 0;
+
+private:
+  std::map<std::string, CollectiveEstimate> estimates;
+};
+
 /// Builds and prices the forms of `collective` (an `ovl.all_gather`,
 /// `ovl.reduce_scatter` or `ovl.all_reduce`) on `machine` (built for its
 /// grid, one of `machines`, which also prices the scheduler's order), the
-/// decomposition with `options`, leaving the IR unchanged. Fails, with the
-/// reason in `why`, when a form cannot be built or priced.
+/// decomposition with `options`, leaving the IR unchanged; a window priced
+/// before is taken from `cache` when given. Fails, with the reason in
+/// `why`, when a form cannot be built or priced.
 FailureOr<CollectiveEstimate>
 estimateCollectiveForms(Operation *collective, const MachineModel &machine,
                         MachineModelCache &machines,
                         const DecomposeOptions &options,
-                        const FormContext &context, std::string &why);
+                        const FormContext &context,
+                        CollectiveEstimateCache *cache, std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
