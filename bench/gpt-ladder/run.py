@@ -5,17 +5,23 @@ For each config, generates one transformer layer with gen.py, makes the
 variants
 
   baseline               the generated program (blocking collectives)
-  decomposed             ovl-decompose-collective-einsum{OPTS}
+  async-only             ovl-overlap-pipeline{OPTS gate=never}: nothing
+                         decomposed, every collective asynchronous and
+                         scheduled behind independent work
+  pipeline               ovl-overlap-pipeline{OPTS}: the gate chooses each
+                         collective's form, the scheduler orders the result
   unroll2                ... {OPTS unroll=2}
   bidirectional          ... {OPTS bidirectional=true}
   unroll2+bidirectional  ... {OPTS unroll=2 bidirectional=true}
+  auto                   ... {OPTS unroll=auto bidirectional=auto}: the
+                         gate builds each candidate's fastest loop
 
-(each decomposed one followed by ovl-async-collectives), simulates each with
-`overlap-sim PROGRAM --hardware HW --topology T --json`, prints a markdown
-table (step time, speedup over the baseline, FLOPS utilization, peak memory
-per device against the HBM, next to the
-paper's 1.14x-1.38x and 72% for 500B on 1024 chips) and writes
-results/table.md, results/results.json and results/speedup.png.
+simulates each with `overlap-sim PROGRAM --hardware HW --topology T --json`,
+prints a markdown table (step time, speedup over the baseline, FLOPS
+utilization, step time over the lower bound max(compute, communication),
+peak memory per device against the HBM, next to the paper's 1.14x-1.38x
+and 72% for 500B on 1024 chips) and writes results/table.md,
+results/results.json and results/speedup.png.
 
 Usage: run.py [--configs 32B,64B,...] [--layers N] [--jobs N] [--trace]
               [--results DIR] [-- extra gen.py arguments]
@@ -23,11 +29,11 @@ Usage: run.py [--configs 32B,64B,...] [--layers N] [--jobs N] [--trace]
 Environment (flags win):
   OVERLAP_BIN        directory of overlap-opt and overlap-sim
                      (default: build/bin of the repository holding this file)
-  DECOMPOSE_OPTIONS  options given to every decomposed variant (default
-                     none: the pass's cost-model gate decides; e.g.
-                     "gate=always" decomposes every candidate). The pass
-                     gets hardware= and topology= as simulated, unless
-                     given here
+  DECOMPOSE_OPTIONS  options given to every pipeline variant (default
+                     none: the cost-model gate decides; e.g.
+                     "gate=always" decomposes every candidate). The
+                     pipeline gets hardware= and topology= as simulated,
+                     unless given here
   HARDWARE           overlap-sim --hardware (default tpu-v4)
   TOPOLOGY           "auto" (default): the v4 slice whose innermost
                      dimension is the model axis (gen.py --print-topology);
@@ -52,10 +58,12 @@ from overlap.models import gpt as gen  # noqa: E402
 
 VARIANTS = [
     ("baseline", None),
-    ("decomposed", ""),
+    ("async-only", "gate=never"),
+    ("pipeline", ""),
     ("unroll2", "unroll=2"),
     ("bidirectional", "bidirectional=true"),
     ("unroll2+bidirectional", "unroll=2 bidirectional=true"),
+    ("auto", "unroll=auto bidirectional=auto"),
 ]
 PAPER_SPEEDUP = (1.14, 1.38)
 PAPER_UTILIZATION = {"512B": 0.72}  # the paper's "500B on 1024 chips"
@@ -99,10 +107,7 @@ def simulate(job):
         if topology and "topology=" not in opts:
             opts += " topology=" + topology
         target = "%s.%s.mlir" % (os.path.splitext(program)[0], variant)
-        run([opt, program, "-o", target,
-             "--pass-pipeline=builtin.module(func.func("
-             "ovl-decompose-collective-einsum{%s},ovl-async-collectives))"
-             % opts])
+        run([opt, program, "-o", target, "--ovl-overlap-pipeline=" + opts])
     cmd = [sim, target, "--hardware", hardware, "--json"]
     if topology:
         cmd += ["--topology", topology]
@@ -145,7 +150,8 @@ def table(configs, results, meta):
     head = (["config", "chips", "grid", "topology", "baseline ms/layer",
              "baseline util"] +
             ["%s ms (speedup, util)" % n for n in names] +
-            ["peak GiB/device (of HBM)", "paper speedup", "paper util"])
+            ["pipeline step / lower bound", "peak GiB/device (of HBM)",
+             "paper speedup", "paper util"])
     lines = ["| " + " | ".join(head) + " |",
              "|" + "---|" * len(head)]
     for c in configs:
@@ -159,6 +165,8 @@ def table(configs, results, meta):
                                              base["step_time_s"]
                                              / r["step_time_s"],
                                              pct(r["utilization"])))
+        r = results[c]["pipeline"]
+        row.append("%.3f" % (r["step_time_s"] / r["lower_bound_s"]))
         row.append(peak(results[c]))
         row.append("%.2fx-%.2fx" % PAPER_SPEEDUP)
         row.append(pct(PAPER_UTILIZATION[c]) + " (500B, 1024 chips)"

@@ -16,6 +16,9 @@ sums). Each runs through
                 no scheduler (the order the rewrite emits)
   blocking-kept ovl-overlap-pipeline{async-collectives=false}: the paper's
                 gate, the collectives it keeps blocking
+  auto          ovl-overlap-pipeline{unroll=auto bidirectional=auto}: the
+                gate prices the four loops of each candidate and builds the
+                fastest
   pipeline      ovl-overlap-pipeline{unroll, bidirectional, algorithm}
                 for unroll 1|2, bidirectional off|on, bottom-up|top-down
                 (the collectives the gate keeps asynchronous where that is
@@ -104,6 +107,11 @@ def simulate(job):
         run([opt, source, "-o", target, "--pass-pipeline=builtin.module("
              "func.func(ovl-decompose-collective-einsum{%s},"
              "ovl-async-collectives))" % machine])
+    elif variant == "auto":
+        target = os.path.join(work, "%s.auto.mlir" % name)
+        run([opt, source, "-o", target,
+             "--ovl-overlap-pipeline=%s unroll=auto bidirectional=auto"
+             % machine])
     elif variant == "blocking-kept":
         target = os.path.join(work, "%s.blocking-kept.mlir" % name)
         run([opt, source, "-o", target,
@@ -141,15 +149,18 @@ def comparisons(names, results):
     lines = ["| program | figure 14: unroll 1 -> 2 | figure 15: "
              "unidirectional -> bidirectional | figure 16: top-down -> "
              "bottom-up | decomposition over async-only | asynchronous "
-             "kept over blocking kept |", "|---|---|---|---|---|---|"]
+             "kept over blocking kept | auto over the best forced loop |",
+             "|---|---|---|---|---|---|---|"]
     for n in names:
         r = {v: results[n][v]["step_time_s"] for v in results[n]}
-        lines.append("| %s | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx |" % (
+        best = min(r[variant_name(u, b, "bottom-up")]
+                   for u in (1, 2) for b in (False, True))
+        lines.append("| %s | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx | %.2fx |" % (
             n, r["unroll1/bottom-up"] / r["unroll2/bottom-up"],
             r["unroll1/bottom-up"] / r["unroll1+bidi/bottom-up"],
             r["unroll1/top-down"] / r["unroll1/bottom-up"],
             r["async-only"] / r["unroll1/bottom-up"],
-            r["blocking-kept"] / r["unroll1/bottom-up"]))
+            r["blocking-kept"] / r["unroll1/bottom-up"], best / r["auto"]))
     return "\n".join(lines) + "\n"
 
 
@@ -158,8 +169,8 @@ def plot(names, results, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
-    variants = ["async-only", "blocking-kept"] + [variant_name(*p)
-                                                for p in PIPELINES]
+    variants = ["async-only", "blocking-kept", "auto"] + [
+        variant_name(*p) for p in PIPELINES]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(12, 7), sharex=True)
     x = np.arange(len(names))
     width = 0.8 / len(variants)
@@ -200,7 +211,7 @@ def main():
         source = os.path.join(work, name + ".mlir")
         generator.main(gen_args + ["--out", source])
         for variant in ["baseline", "async-only", "unscheduled",
-                        "blocking-kept"] + PIPELINES:
+                        "blocking-kept", "auto"] + PIPELINES:
             jobs.append((name, variant, source, topology, opt, sim, work))
     results = {n: {} for n in names}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

@@ -154,24 +154,29 @@ double MachineModel::roundTime(const CollectiveRound &round) const {
   if (it != roundTimes.end())
     return it->second;
   llvm::SmallVector<GroupTransfers, 2> transfers;
-  for (const CollectiveSend &send : round.sends) {
-    int64_t size = assignment.groupSize(send.axes);
-    GroupTransfers &group = transfers.emplace_back();
-    group.axes = send.axes;
-    group.bytes = send.bytes;
-    group.negative = send.shift < 0;
-    for (int64_t i = 0; i < size; ++i) {
-      int64_t j = i + send.shift;
-      if (send.wraps)
-        j = (j % size + size) % size;
-      else if (j < 0 || j >= size)
-        continue;
-      group.pairs.emplace_back(i, j);
-    }
-  }
+  for (const CollectiveSend &send : round.sends)
+    transfers.push_back(getSendTransfers(send));
   double seconds = getLoad(transfers).seconds;
   roundTimes.emplace(std::move(key), seconds);
   return seconds;
+}
+
+GroupTransfers
+MachineModel::getSendTransfers(const CollectiveSend &send) const {
+  int64_t size = assignment.groupSize(send.axes);
+  GroupTransfers group;
+  group.axes = send.axes;
+  group.bytes = send.bytes;
+  group.negative = send.shift < 0;
+  for (int64_t i = 0; i < size; ++i) {
+    int64_t j = i + send.shift;
+    if (send.wraps)
+      j = (j % size + size) % size;
+    else if (j < 0 || j >= size)
+      continue;
+    group.pairs.emplace_back(i, j);
+  }
+  return group;
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 using namespace mlir::ovl;
@@ -39,6 +40,26 @@ LoadsByGroup routePermute(const Transfer &transfer,
   return loads;
 }
 
+/// How many parts of a send of `plan` cross each link in the round that
+/// loads it most.
+std::map<int64_t, int> routeCollective(const CollectivePlan &plan,
+                                       const MachineModel &machine) {
+  std::map<int64_t, int> loads;
+  std::set<std::vector<CollectiveSend>> seen;
+  for (const CollectiveRound &round : plan.rounds) {
+    if (!seen.insert({round.sends.begin(), round.sends.end()}).second)
+      continue;
+    std::map<int64_t, int> roundLoads;
+    for (const CollectiveSend &send : round.sends)
+      machine.forEachLinkPart(
+          machine.getSendTransfers(send),
+          [&](int64_t link, double, int64_t) { ++roundLoads[link]; });
+    for (auto [link, load] : roundLoads)
+      loads[link] = std::max(loads[link], load);
+  }
+  return loads;
+}
+
 } // namespace
 
 void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
@@ -56,13 +77,25 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
     }
     const HardwareDescription &hw = machine->hardware;
     if (transfer.kind == Transfer::Kind::Collective) {
-      // Priced alone, as the blocking collectives are: its traffic does not
-      // slow the permutes in flight.
-      node.groups.push_back(
-          {machine->collectiveTime(transfer.collective, *transfer.bytes,
-                                   transfer.axes, RingDirection::Bidirectional),
-           1,
-           {}});
+      // One flow over the links its rounds cross (each link as loaded as
+      // in its busiest round), as long alone as its plan: it shares them
+      // with the permutes and collectives in flight.
+      CollectivePlan plan =
+          machine->planCollective(transfer.collective, *transfer.bytes,
+                                  transfer.axes, RingDirection::Bidirectional);
+      std::map<int64_t, int> loads = routeCollective(plan, *machine);
+      int selfLoad = 1;
+      for (auto [link, load] : loads)
+        selfLoad = std::max(selfLoad, load);
+      double streaming = plan.seconds - hw.collectiveLaunchOverhead;
+      if (loads.empty() || streaming <= 0) {
+        node.groups.push_back({plan.seconds, 1, {}});
+        continue;
+      }
+      node.stream = streaming / selfLoad;
+      for (auto [link, load] : loads)
+        linkUsers[link].push_back({static_cast<unsigned>(i), 0u, load});
+      node.groups.push_back({hw.collectiveLaunchOverhead, 1, {}});
       continue;
     }
     if (*transfer.bytes == 0) {

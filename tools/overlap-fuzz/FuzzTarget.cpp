@@ -274,8 +274,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return choice;
   };
   const char *gate = pick(2) ? "always" : "cost";
-  unsigned unroll = 1 + pick(2);
-  const char *bidirectional = pick(2) ? "true" : "false";
+  static const char *const unrolls[] = {"1", "2", "auto"};
+  static const char *const directions[] = {"false", "true", "auto"};
+  const char *unroll = unrolls[pick(3)];
+  const char *bidirectional = directions[pick(3)];
   const char *algorithm = pick(2) ? "bottom-up" : "top-down";
   const char *remarks = pick(2) ? "true" : "false";
 
@@ -288,15 +290,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string decompose =
         (llvm::Twine("func.func(ovl-decompose-collective-einsum{gate=always "
                      "unroll=") +
-         llvm::Twine(unroll) + " bidirectional=" + bidirectional +
-         " remarks=" + remarks + "},ovl-async-collectives)")
+         unroll + " bidirectional=" + bidirectional + " remarks=" + remarks +
+         "},ovl-async-collectives)")
             .str();
     runPipeline(*copy, decompose);
   }
   std::string overlapPipeline =
-      (llvm::Twine("ovl-overlap-pipeline{gate=") + gate +
-       " unroll=" + llvm::Twine(unroll) + " bidirectional=" + bidirectional +
-       " algorithm=" + algorithm + " remarks=" + remarks + "}")
+      (llvm::Twine("ovl-overlap-pipeline{gate=") + gate + " unroll=" + unroll +
+       " bidirectional=" + bidirectional + " algorithm=" + algorithm +
+       " remarks=" + remarks + "}")
           .str();
   if (!runPipeline(*module, overlapPipeline))
     return 0;

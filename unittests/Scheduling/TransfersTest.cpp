@@ -111,22 +111,53 @@ TEST(TransfersTest, UnpricedAndEmptyTransfers) {
   EXPECT_EQ(t.graph.numLinkClasses, 0u);
 }
 
-TEST(TransfersTest, CollectiveTakesItsPlan) {
-  MachineModel machine = line(8);
-  TestGraph t;
+/// A collective start on `machine`: every device gathers `bytes`.
+unsigned gather(TestGraph &t, const MachineModel &machine, double bytes) {
   unsigned s = t.add(NodeKind::Start, {});
-  Transfer &transfer = t.graph.nodes[s].transfer;
+  Node &node = t.graph.nodes[s];
+  node.produces = node.slots = 1;
+  Transfer &transfer = node.transfer;
   transfer.kind = Transfer::Kind::Collective;
   transfer.collective = CollectiveKind::AllGather;
   transfer.machine = &machine;
   transfer.axes = {0};
-  transfer.bytes = 64;
+  transfer.bytes = bytes;
+  return s;
+}
+
+TEST(TransfersTest, CollectiveTakesItsPlan) {
+  MachineModel machine = line(8);
+  TestGraph t;
+  unsigned s = gather(t, machine, 64);
   t.finish();
   planTransfers(t.graph);
   EXPECT_DOUBLE_EQ(t.graph.nodes[s].latency,
                    machine.collectiveTime(CollectiveKind::AllGather, 64, {0},
                                           RingDirection::Bidirectional));
-  EXPECT_TRUE(t.graph.nodes[s].groups[0].linkLoads.empty());
+  // It crosses the ring's links, both ways round.
+  EXPECT_FALSE(t.graph.nodes[s].groups[0].linkLoads.empty());
+}
+
+/// A collective in flight shares its links with a permute: each takes
+/// longer than alone; a permute elsewhere does not slow it.
+TEST(TransfersTest, CollectiveSharesLinks) {
+  MachineModel machine = line(8);
+  TestGraph t;
+  unsigned g = gather(t, machine, 1024);
+  unsigned p = permute(t, machine, 1024, 1);
+  t.finish();
+  planTransfers(t.graph);
+  const ScheduleGraph &graph = t.graph;
+  double gatherAlone = graph.nodes[g].latency;
+  double permuteAlone = graph.nodes[p].latency;
+  LinkFlows alone(graph, /*backwards=*/false);
+  alone.open(g, 0);
+  EXPECT_DOUBLE_EQ(alone.end(g), gatherAlone);
+  LinkFlows together(graph, /*backwards=*/false);
+  together.open(g, 0);
+  together.open(p, 0);
+  EXPECT_GT(together.predictEnd(g), gatherAlone * (1 + 1e-9));
+  EXPECT_GT(together.end(p), permuteAlone * (1 + 1e-9));
 }
 
 TEST(BlockSimulationTest, PlaysTheBlockInAnyOrder) {

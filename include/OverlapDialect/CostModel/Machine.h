@@ -172,6 +172,8 @@ struct MachineModel {
   /// The time of one collective round (its sends routed together, the
   /// load's seconds).
   double roundTime(const CollectiveRound &round) const;
+  /// The transfers of `send` in every group along its axes.
+  GroupTransfers getSendTransfers(const CollectiveSend &send) const;
 
   /// The plan of a blocking collective of `kind` along `axes`. `bytes` is
   /// the shard each device contributes for AllGather, the shard each device

@@ -1,8 +1,11 @@
-// RUN: not overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=3}))" 2>&1 | FileCheck %s
+// RUN: not overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=3}))" 2>&1 | FileCheck %s --check-prefix=UNROLL
+// RUN: not overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{bidirectional=maybe}))" 2>&1 | FileCheck %s --check-prefix=DIRECTION
 
-// An unroll factor other than 1 or 2 is an error, not a silent default.
+// An unroll factor other than 1, 2 or auto, and a direction other than
+// false, true or auto, are errors, not silent defaults.
 
-// CHECK: error: ovl-decompose-collective-einsum: unroll must be 1 or 2, got 3
+// UNROLL: for the --unroll option: Cannot find option named '3'
+// DIRECTION: for the --bidirectional option: Cannot find option named 'maybe'
 func.func @f() {
   return
 }

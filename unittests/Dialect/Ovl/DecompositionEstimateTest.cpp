@@ -246,7 +246,7 @@ TEST(DecompositionEstimateCacheTest, RepeatedWindowsArePricedOnce) {
   auto price = [&](AllGatherOp gather, CollectiveEstimateCache *cache) {
     std::string why;
     FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
-        gather, **model, machines, {}, async, cache, why);
+        gather, **model, machines, {DecomposeOptions()}, async, cache, why);
     EXPECT_TRUE(succeeded(estimate)) << why;
     return succeeded(estimate) ? *estimate : CollectiveEstimate{};
   };
@@ -264,9 +264,9 @@ TEST(DecompositionEstimateCacheTest, RepeatedWindowsArePricedOnce) {
   EXPECT_EQ(cache.hits, 1u);
   // The same window with other forms priced is another entry.
   std::string why;
-  EXPECT_TRUE(succeeded(
-      estimateCollectiveForms(gathers[0], **model, machines, {},
-                              FormContext{true, {}, false}, &cache, why)));
+  EXPECT_TRUE(succeeded(estimateCollectiveForms(
+      gathers[0], **model, machines, {DecomposeOptions()},
+      FormContext{true, {}, false}, &cache, why)));
   EXPECT_EQ(cache.hits, 1u);
 }
 
@@ -295,7 +295,8 @@ TEST(DecompositionEstimateErrorTest, DynamicShapesAreNotPriced) {
   llvm::Expected<const MachineModel *> model = machines.get({4});
   ASSERT_TRUE(static_cast<bool>(model));
   std::string why;
-  EXPECT_TRUE(failed(estimateCollectiveForms(gather, **model, machines, {},
+  EXPECT_TRUE(failed(estimateCollectiveForms(gather, **model, machines,
+                                             {DecomposeOptions()},
                                              FormContext(), nullptr, why)));
   EXPECT_NE(why.find("static shapes"), std::string::npos) << why;
 }

@@ -107,7 +107,12 @@ Operation *createStart(OpBuilder &builder, AllReduceOp op, Value dest) {
 
 /// Splits `op` into a start at its place and a done before the first use
 /// of its result.
-template <typename OpTy> void splitCollective(RewriterBase &rewriter, OpTy op) {
+/// Splits `op` unless its result has a dynamic shape, whose receive buffer
+/// would need sizes only the running program knows: that one stays
+/// blocking. Whether it was split.
+template <typename OpTy> bool splitCollective(RewriterBase &rewriter, OpTy op) {
+  if (!op.getType().hasStaticShape())
+    return false;
   LLVM_DEBUG(llvm::dbgs() << "ovl-async-collectives: splitting " << op << "\n");
   rewriter.setInsertionPoint(op);
   Value dest = createReceiveBuffer(rewriter, op.getLoc(), op.getType());
@@ -117,6 +122,7 @@ template <typename OpTy> void splitCollective(RewriterBase &rewriter, OpTy op) {
                                        start.getToken(), op.getInput(),
                                        start.getPending());
   rewriter.replaceOp(op, done.getResult());
+  return true;
 }
 
 /// Splits every `OpTy` under `root`.
@@ -124,9 +130,10 @@ template <typename OpTy> unsigned splitCollectives(Operation *root) {
   SmallVector<OpTy> ops;
   root->walk([&](OpTy op) { ops.push_back(op); });
   IRRewriter rewriter(root->getContext());
+  unsigned split = 0;
   for (OpTy op : ops)
-    splitCollective(rewriter, op);
-  return ops.size();
+    split += splitCollective(rewriter, op);
+  return split;
 }
 
 } // namespace
@@ -223,10 +230,8 @@ unsigned mlir::ovl::makeCollectivesAsynchronous(Operation *root,
 LogicalResult mlir::ovl::makeCollectiveAsynchronous(RewriterBase &rewriter,
                                                     Operation *collective) {
   return TypeSwitch<Operation *, LogicalResult>(collective)
-      .Case<AllGatherOp, ReduceScatterOp, AllReduceOp>([&](auto op) {
-        splitCollective(rewriter, op);
-        return success();
-      })
+      .Case<AllGatherOp, ReduceScatterOp, AllReduceOp>(
+          [&](auto op) { return success(splitCollective(rewriter, op)); })
       .Default([](Operation *) { return failure(); });
 }
 

@@ -86,7 +86,8 @@ std::string describeCollective(Operation *op, int64_t groupSize) {
                            axes, [](int16_t a) { return std::to_string(a); }),
                        ", ") +
             "]";
-  return text + " (N=" + std::to_string(groupSize) + ")";
+  return text + " (N=" +
+         (groupSize > 0 ? std::to_string(groupSize) : std::string("?")) + ")";
 }
 
 /// "predicted 1.20 ms blocking (compute 800 us), 1.10 ms asynchronous
@@ -105,11 +106,18 @@ std::string describeEstimate(const CollectiveEstimate &estimate) {
     os << ", ";
     form(*estimate.asynchronous, "asynchronous");
   }
-  if (estimate.decomposed) {
+  if (estimate.loops.size() == 1) {
     os << ", ";
     form(*estimate.decomposed, "decomposed");
-    os << ", gain " << formatTime(estimate.gain());
+  } else if (!estimate.loops.empty()) {
+    os << ", decomposed ";
+    llvm::interleaveComma(estimate.loops, os, [&](const LoopEstimate &loop) {
+      os << formatTime(loop.estimate.step) << " (" << describeLoop(loop.loop)
+         << "; compute " << formatTime(loop.estimate.compute) << ")";
+    });
   }
+  if (estimate.decomposed)
+    os << ", gain " << formatTime(estimate.gain());
   return text;
 }
 
@@ -139,6 +147,13 @@ struct Candidate {
   double chosenGain() const {
     return decomposedBeside ? besideLoops->gain() : gain();
   }
+  /// The loop it is decomposed as: the fastest priced where it was
+  /// chosen (or last priced beside the other loops), else the first the
+  /// options allow.
+  DecomposeOptions loop;
+  /// Its loops priced again beside the other decompositions, when there
+  /// are several variants and it was.
+  std::optional<CollectiveEstimate> amongLoops;
 };
 
 struct OvlDecomposeCollectiveEinsumPass
@@ -147,15 +162,7 @@ struct OvlDecomposeCollectiveEinsumPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (unroll != 1 && unroll != 2) {
-      getOperation().emitError("ovl-decompose-collective-einsum: unroll must "
-                               "be 1 or 2, got ")
-          << unroll.getValue();
-      return signalPassFailure();
-    }
-    DecomposeOptions options;
-    options.unroll = unroll;
-    options.bidirectional = bidirectional;
+    loops = getLoopVariants(unroll, bidirectional);
 
     // all_reduce has no decomposition: it is a candidate only for its
     // asynchronous form.
@@ -181,14 +188,14 @@ struct OvlDecomposeCollectiveEinsumPass
           gate == DecomposeGate::Cost
               ? candidate.decomposable() || asyncCollectives
               : gate == DecomposeGate::Always && candidate.decomposable();
-      if (priced && failed(estimate(candidate, options, symbols,
+      if (priced && failed(estimate(candidate, symbols,
                                     FormContext{asyncCollectives, {}, true},
                                     candidate.estimate)))
         return signalPassFailure();
     }
 
     selectDecompositions(candidates);
-    if (failed(selectBesideLoops(candidates, options, symbols)))
+    if (failed(selectBesideLoops(candidates, symbols)))
       return signalPassFailure();
     numWindowsReused += std::exchange(estimates.hits, 0);
 
@@ -201,9 +208,11 @@ struct OvlDecomposeCollectiveEinsumPass
     for (Candidate &candidate : candidates) {
       if (candidate.form != CollectiveForm::Decomposed)
         continue;
-      if (failed(decomposeCollective(rewriter, candidate.op, options)))
+      // The rewrite erases the collective.
+      bool gather = isa<AllGatherOp>(candidate.op);
+      if (failed(decomposeCollective(rewriter, candidate.op, candidate.loop)))
         continue;
-      ++(isa<AllGatherOp>(candidate.op) ? numAllGathers : numReduceScatters);
+      ++(gather ? numAllGathers : numReduceScatters);
     }
     // After the decompositions, which do not erase collectives they keep.
     for (Candidate &candidate : candidates)
@@ -216,8 +225,7 @@ private:
   /// The machine of the candidate's grid (built once per grid shape) and
   /// the candidate's estimate on it. Fails, with an error on the
   /// collective, when the machine cannot be built.
-  LogicalResult estimate(Candidate &candidate, const DecomposeOptions &options,
-                         SymbolTableCollection &symbols,
+  LogicalResult estimate(Candidate &candidate, SymbolTableCollection &symbols,
                          const FormContext &context,
                          std::optional<CollectiveEstimate> &result) {
     auto collective = cast<CollectiveOpInterface>(candidate.op);
@@ -241,7 +249,7 @@ private:
     assert(*machine && "a static grid has a machine or an error");
     std::string why;
     FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
-        candidate.op, **machine, *machines, options, context, &estimates, why);
+        candidate.op, **machine, *machines, loops, context, &estimates, why);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else
@@ -281,10 +289,59 @@ private:
             (!candidate->estimate || !candidate->estimate->decompositionPays()))
           continue;
         candidate->form = CollectiveForm::Decomposed;
+        candidate->loop = candidate->estimate && candidate->estimate->decomposed
+                              ? candidate->estimate->loop
+                              : loops.front();
         for (Operation *einsum : candidate->einsums)
           takenBy[einsum] = candidate;
       }
     }
+  }
+
+  /// The decompositions chosen in the block of `candidate`, other than
+  /// itself, with their loops.
+  static SmallVector<std::pair<Operation *, DecomposeOptions>>
+  getLoopsBeside(ArrayRef<Candidate> candidates, const Candidate &candidate) {
+    SmallVector<std::pair<Operation *, DecomposeOptions>> loops;
+    for (const Candidate &other : candidates)
+      if (&other != &candidate && other.form == CollectiveForm::Decomposed &&
+          other.op->getBlock() == candidate.op->getBlock())
+        loops.push_back({other.op, other.loop});
+    return loops;
+  }
+
+  /// With several loop variants, prices each decomposition's variants again
+  /// beside the other decompositions of its block (the fastest beside a
+  /// kept collective may not be beside a loop) and takes the fastest;
+  /// whether a loop changed.
+  FailureOr<bool> chooseLoopsAgain(MutableArrayRef<Candidate> candidates,
+                                   SymbolTableCollection &symbols) {
+    bool changed = false;
+    if (loops.size() < 2)
+      return changed;
+    for (Candidate &candidate : candidates) {
+      if (candidate.form != CollectiveForm::Decomposed || !candidate.estimate)
+        continue;
+      SmallVector<std::pair<Operation *, DecomposeOptions>> others =
+          getLoopsBeside(candidates, candidate);
+      if (others.empty())
+        continue;
+      if (failed(estimate(candidate, symbols,
+                          FormContext{asyncCollectives, others, true},
+                          candidate.amongLoops)))
+        return failure();
+      if (candidate.amongLoops && candidate.amongLoops->decomposed &&
+          !(candidate.amongLoops->loop == candidate.loop)) {
+        LLVM_DEBUG(llvm::dbgs()
+                   << "[" DEBUG_TYPE "] " << candidate.op->getName() << " @ "
+                   << candidate.op->getLoc() << " loop "
+                   << describeLoop(candidate.loop) << " -> "
+                   << describeLoop(candidate.amongLoops->loop) << "\n");
+        candidate.loop = candidate.amongLoops->loop;
+        changed = true;
+      }
+    }
+    return changed;
   }
 
   /// With gate=cost, prices again each candidate kept in a block where
@@ -297,30 +354,30 @@ private:
   /// asynchronous when allowed and, with gate=cost, priced no slower than
   /// blocking where it was last priced.
   LogicalResult selectBesideLoops(MutableArrayRef<Candidate> candidates,
-                                  const DecomposeOptions &options,
                                   SymbolTableCollection &symbols) {
     llvm::DenseMap<Operation *, const Candidate *> takenBy;
-    SmallVector<Operation *> decomposed;
     for (Candidate &candidate : candidates)
-      if (candidate.form == CollectiveForm::Decomposed) {
-        decomposed.push_back(candidate.op);
+      if (candidate.form == CollectiveForm::Decomposed)
         for (Operation *einsum : candidate.einsums)
           takenBy[einsum] = &candidate;
-      }
-    while (gate == DecomposeGate::Cost) {
+    // Each round adds a decomposition or changes a loop; the bound stops
+    // loops that would trade variants back and forth.
+    for (size_t round = 0;
+         gate == DecomposeGate::Cost && round < 4 * candidates.size();
+         ++round) {
       Candidate *best = nullptr;
       for (Candidate &candidate : candidates) {
-        if (candidate.form == CollectiveForm::Decomposed ||
-            !candidate.estimate ||
-            llvm::none_of(decomposed, [&](Operation *op) {
-              return op->getBlock() == candidate.op->getBlock();
-            }))
+        if (candidate.form == CollectiveForm::Decomposed || !candidate.estimate)
+          continue;
+        SmallVector<std::pair<Operation *, DecomposeOptions>> decomposed =
+            getLoopsBeside(candidates, candidate);
+        if (decomposed.empty())
           continue;
         bool free = candidate.decomposable() &&
                     llvm::none_of(candidate.einsums, [&](Operation *einsum) {
                       return takenBy.contains(einsum);
                     });
-        if (failed(estimate(candidate, options, symbols,
+        if (failed(estimate(candidate, symbols,
                             FormContext{asyncCollectives, decomposed, free},
                             candidate.besideLoops)))
           return failure();
@@ -330,23 +387,29 @@ private:
              candidate.besideLoops->gain() > best->besideLoops->gain()))
           best = &candidate;
       }
-      if (!best)
+      if (best) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << best->op->getName()
+                                << " @ " << best->op->getLoc()
+                                << " decomposed beside the loops, gain "
+                                << best->besideLoops->gain() << " s\n");
+        best->form = CollectiveForm::Decomposed;
+        best->decomposedBeside = true;
+        best->loop = best->besideLoops->loop;
+        for (Operation *einsum : best->einsums)
+          takenBy[einsum] = best;
+        for (Candidate &candidate : candidates)
+          if (&candidate != best && !candidate.outvotedBy &&
+              llvm::any_of(candidate.einsums, [&](Operation *einsum) {
+                return takenBy.lookup(einsum) == best;
+              }))
+            candidate.outvotedBy = best;
+        continue;
+      }
+      FailureOr<bool> changed = chooseLoopsAgain(candidates, symbols);
+      if (failed(changed))
+        return failure();
+      if (!*changed)
         break;
-      LLVM_DEBUG(llvm::dbgs()
-                 << "[" DEBUG_TYPE "] " << best->op->getName() << " @ "
-                 << best->op->getLoc() << " decomposed beside the loops, gain "
-                 << best->besideLoops->gain() << " s\n");
-      best->form = CollectiveForm::Decomposed;
-      best->decomposedBeside = true;
-      decomposed.push_back(best->op);
-      for (Operation *einsum : best->einsums)
-        takenBy[einsum] = best;
-      for (Candidate &candidate : candidates)
-        if (&candidate != best && !candidate.outvotedBy &&
-            llvm::any_of(candidate.einsums, [&](Operation *einsum) {
-              return takenBy.lookup(einsum) == best;
-            }))
-          candidate.outvotedBy = best;
     }
     if (!asyncCollectives)
       return success();
@@ -354,7 +417,10 @@ private:
       if (candidate.form == CollectiveForm::Decomposed)
         continue;
       if (gate != DecomposeGate::Cost) {
-        candidate.form = CollectiveForm::Asynchronous;
+        // A result of dynamic shape has no receive buffer to start into.
+        if (cast<ShapedType>(candidate.op->getResult(0).getType())
+                .hasStaticShape())
+          candidate.form = CollectiveForm::Asynchronous;
         continue;
       }
       if (!candidate.estimate)
@@ -371,8 +437,10 @@ private:
   }
 
   /// Why a kept form was not priced: " as gate=never with
-  /// async-collectives says".
-  std::string describeUnpricedGate() const {
+  /// async-collectives says", or why it stays blocking.
+  std::string describeUnpricedGate(const Candidate &candidate) const {
+    if (candidate.form == CollectiveForm::Blocking)
+      return ": its result has a dynamic shape";
     return std::string(" as gate=") +
            (gate == DecomposeGate::Never ? "never" : "always") +
            " with async-collectives says";
@@ -388,7 +456,7 @@ private:
         return;
       diag << "; kept " << stringifyCollectiveForm(candidate.form);
       if (gate != DecomposeGate::Cost)
-        diag << describeUnpricedGate();
+        diag << describeUnpricedGate(candidate);
       else if (candidate.besideLoops)
         diag << " beside the loops chosen: "
              << describeEstimate(*candidate.besideLoops);
@@ -402,7 +470,7 @@ private:
       diag << what << " " << stringifyCollectiveForm(candidate.form)
            << " (not decomposable: " << candidate.why << ")";
       if (gate != DecomposeGate::Cost)
-        diag << describeUnpricedGate();
+        diag << describeUnpricedGate(candidate);
       else if (candidate.estimate)
         diag << ": " << describeEstimate(*candidate.estimate);
       else
@@ -441,8 +509,7 @@ private:
       loop += describeAllGatherCases(gather);
     else
       loop += "einsum-reduce_scatter";
-    loop += ", unroll " + std::to_string(unroll) +
-            (bidirectional ? ", bidirectional)" : ", unidirectional)");
+    loop += ", " + describeLoop(candidate.loop) + ")";
     InFlightDiagnostic diag = op->emitRemark("decomposing ");
     diag << what << " " << loop;
     if (gate == DecomposeGate::Always)
@@ -455,8 +522,13 @@ private:
     if (candidate.decomposedBeside)
       diag << "; beside the loops chosen: "
            << describeEstimate(*candidate.besideLoops);
+    if (candidate.amongLoops)
+      diag << "; its loops beside the others: "
+           << describeEstimate(*candidate.amongLoops);
   }
 
+  /// The loops the unroll and bidirectional options allow.
+  SmallVector<DecomposeOptions, 4> loops;
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
   /// The windows priced, for the layers that repeat them.

@@ -243,11 +243,11 @@ getWindow(Operation *collective, const MachineModel &machine,
   return window;
 }
 
-/// Builds `form` of the copy `collective` in `scratch`, the window's other
-/// collectives as `context` says, and runs on it what the pipeline runs
-/// next.
+/// Builds `form` of the copy `collective` in `scratch` (decomposed as
+/// `loop`), the window's other collectives as `context` says, and runs on
+/// it what the pipeline runs next.
 static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
-                               const DecomposeOptions &options,
+                               const DecomposeOptions &loop,
                                const FormContext &context,
                                MachineModelCache &machines, std::string &why) {
   IRRewriter rewriter(scratch.collective->getContext());
@@ -255,12 +255,12 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   // The decompositions chosen for others first: they are what the
   // collective's forms run beside. One whose einsums reach out of the
   // window stays as it is.
-  for (Operation *other : context.decomposed)
+  for (auto [other, otherLoop] : context.decomposed)
     if (Operation *copy = scratch.copies.lookup(other))
       if (copy != collective)
-        (void)decomposeCollective(rewriter, copy, options);
+        (void)decomposeCollective(rewriter, copy, otherLoop);
   if (form == CollectiveForm::Decomposed) {
-    if (failed(decomposeCollective(rewriter, collective, options))) {
+    if (failed(decomposeCollective(rewriter, collective, loop))) {
       why = "the rewrite does not apply";
       return failure();
     }
@@ -310,39 +310,41 @@ StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
 
 /// What determines the estimates of `collective`'s window: the window's
 /// module printed, which op of it the collective is, which ops the context
-/// decomposes, and what is priced how.
+/// decomposes how, and what is priced how.
 static std::string getCacheKey(Operation *collective,
                                ArrayRef<Operation *> window,
-                               const DecomposeOptions &options,
+                               ArrayRef<DecomposeOptions> loops,
                                const FormContext &context) {
   ScratchWindow scratch = copyWindow(collective, window);
   std::string key;
   llvm::raw_string_ostream os(key);
   scratch.module->print(os);
   os << "\nsubject " << llvm::find(window, collective) - window.begin();
-  for (Operation *op : context.decomposed)
+  for (auto [op, loop] : context.decomposed)
     if (const auto *it = llvm::find(window, op); it != window.end())
-      os << "\ndecomposed " << it - window.begin();
-  os << "\nunroll " << options.unroll << " bidirectional "
-     << options.bidirectional << " async " << context.asyncCollectives
-     << " price-decomposition " << context.priceDecomposition;
+      os << "\ndecomposed " << it - window.begin() << " " << describeLoop(loop);
+  for (const DecomposeOptions &loop : loops)
+    os << "\nloop " << describeLoop(loop);
+  os << "\nasync " << context.asyncCollectives << " price-decomposition "
+     << context.priceDecomposition;
   return key;
 }
 
 FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
     Operation *collective, const MachineModel &machine,
-    MachineModelCache &machines, const DecomposeOptions &options,
+    MachineModelCache &machines, ArrayRef<DecomposeOptions> loops,
     const FormContext &context, CollectiveEstimateCache *cache,
     std::string &why) {
   assert((isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(collective)) &&
          "prices all_gather, reduce_scatter and all_reduce");
+  assert(!loops.empty() && "prices at least one loop");
   FailureOr<SmallVector<Operation *>> window =
       getWindow(collective, machine, why);
   if (failed(window))
     return failure();
   std::string key;
   if (cache) {
-    key = getCacheKey(collective, *window, options, context);
+    key = getCacheKey(collective, *window, loops, context);
     if (const CollectiveEstimate *known = cache->lookup(key)) {
       ++cache->hits;
       LLVM_DEBUG(llvm::dbgs()
@@ -353,9 +355,11 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   }
   bool decomposable =
       context.priceDecomposition && whyNotDecomposable(collective).empty();
-  auto priceForm = [&](CollectiveForm form) -> FailureOr<FormEstimate> {
+  auto priceForm =
+      [&](CollectiveForm form,
+          const DecomposeOptions &loop) -> FailureOr<FormEstimate> {
     ScratchWindow scratch = copyWindow(collective, *window);
-    if (failed(buildForm(scratch, form, options, context, machines, why)))
+    if (failed(buildForm(scratch, form, loop, context, machines, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);
     if (failed(report))
@@ -363,27 +367,38 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
     LLVM_DEBUG(llvm::dbgs()
                << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
                << collective->getLoc() << ": " << stringifyCollectiveForm(form)
+               << (form == CollectiveForm::Decomposed ? " " + describeLoop(loop)
+                                                      : "")
                << " " << report->stepTime << " s (compute "
                << report->computeTime << ") in a window of " << window->size()
                << " ops\n");
     return FormEstimate{report->stepTime, report->computeTime};
   };
   CollectiveEstimate estimate;
-  FailureOr<FormEstimate> blocking = priceForm(CollectiveForm::Blocking);
+  FailureOr<FormEstimate> blocking =
+      priceForm(CollectiveForm::Blocking, loops.front());
   if (failed(blocking))
     return failure();
   estimate.blocking = *blocking;
   if (context.asyncCollectives) {
-    FailureOr<FormEstimate> async = priceForm(CollectiveForm::Asynchronous);
+    FailureOr<FormEstimate> async =
+        priceForm(CollectiveForm::Asynchronous, loops.front());
     if (failed(async))
       return failure();
     estimate.asynchronous = *async;
   }
-  if (decomposable) {
-    FailureOr<FormEstimate> decomposed = priceForm(CollectiveForm::Decomposed);
+  // The fastest loop; a tie keeps the earlier, simpler one.
+  for (const DecomposeOptions &loop :
+       decomposable ? loops : ArrayRef<DecomposeOptions>()) {
+    FailureOr<FormEstimate> decomposed =
+        priceForm(CollectiveForm::Decomposed, loop);
     if (failed(decomposed))
       return failure();
-    estimate.decomposed = *decomposed;
+    estimate.loops.push_back({loop, *decomposed});
+    if (!estimate.decomposed || decomposed->step < estimate.decomposed->step) {
+      estimate.decomposed = *decomposed;
+      estimate.loop = loop;
+    }
   }
   SymbolTableCollection symbols;
   estimate.groupSize =

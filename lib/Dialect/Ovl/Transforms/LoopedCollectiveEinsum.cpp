@@ -2,7 +2,7 @@
 //
 // The all_gather and reduce_scatter decompositions behind one entry each,
 // so that the pass and the gate's pricing dispatch on the collective's kind
-// in one place.
+// in one place, and the loop variants the pass options allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +34,26 @@ mlir::ovl::getDecomposedEinsums(Operation *collective) {
     einsums.push_back(
         cast<ReduceScatterOp>(collective).getInput().getDefiningOp());
   return einsums;
+}
+
+SmallVector<DecomposeOptions, 4>
+mlir::ovl::getLoopVariants(UnrollChoice unroll, DirectionChoice direction) {
+  SmallVector<DecomposeOptions, 4> loops;
+  for (unsigned steps : {1u, 2u}) {
+    if (unroll != UnrollChoice::Auto &&
+        (unroll == UnrollChoice::One) != (steps == 1))
+      continue;
+    for (bool both : {false, true})
+      if (direction == DirectionChoice::Auto ||
+          (direction == DirectionChoice::Bidirectional) == both)
+        loops.push_back({steps, both});
+  }
+  return loops;
+}
+
+std::string mlir::ovl::describeLoop(const DecomposeOptions &loop) {
+  return "unroll " + std::to_string(loop.unroll) +
+         (loop.bidirectional ? ", bidirectional" : ", unidirectional");
 }
 
 LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,

@@ -12,10 +12,27 @@
 include "mlir/Pass/PassBase.td"
 
 defvar Overlap_DecomposeOptions = [
-  Option<"unroll", "unroll", "unsigned", /*default=*/"1",
-         "Ring steps per loop iteration: 1 or 2">,
-  Option<"bidirectional", "bidirectional", "bool", /*default=*/"false",
-         "Send half of the shards each way round the ring">,
+  Option<"unroll", "unroll", "::mlir::ovl::UnrollChoice",
+         /*default=*/"::mlir::ovl::UnrollChoice::One",
+         "Ring steps per loop iteration: 1, 2, or auto (the gate prices "
+         "both for each candidate and builds the faster)",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::ovl::UnrollChoice::One, "1", "one step"),
+           clEnumValN(::mlir::ovl::UnrollChoice::Two, "2", "two steps"),
+           clEnumValN(::mlir::ovl::UnrollChoice::Auto, "auto",
+                      "the faster per candidate"))}]>,
+  Option<"bidirectional", "bidirectional", "::mlir::ovl::DirectionChoice",
+         /*default=*/"::mlir::ovl::DirectionChoice::Unidirectional",
+         "Send half of the shards each way round the ring: false, true, or "
+         "auto (the gate prices both for each candidate and builds the "
+         "faster)",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::ovl::DirectionChoice::Unidirectional, "false",
+                      "one way round"),
+           clEnumValN(::mlir::ovl::DirectionChoice::Bidirectional, "true",
+                      "half each way"),
+           clEnumValN(::mlir::ovl::DirectionChoice::Auto, "auto",
+                      "the faster per candidate"))}]>,
   Option<"gate", "gate", "::mlir::ovl::DecomposeGate",
          /*default=*/"::mlir::ovl::DecomposeGate::Cost",
          "Which decomposable pairs to rewrite: cost (those the cost "

@@ -18,6 +18,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir {
 class OpPassManager;
@@ -36,7 +38,27 @@ struct DecomposeOptions {
   unsigned unroll = 1;
   /// Half of the shards go each way round the ring.
   bool bidirectional = false;
+
+  bool operator==(const DecomposeOptions &other) const {
+    return unroll == other.unroll && bidirectional == other.bidirectional;
+  }
 };
+
+/// The `unroll` option: ring steps per loop iteration, or the gate's
+/// choice per candidate.
+enum class UnrollChoice { One, Two, Auto };
+
+/// The `bidirectional` option: one way round the ring, both, or the gate's
+/// choice per candidate.
+enum class DirectionChoice { Unidirectional, Bidirectional, Auto };
+
+/// The loops the options allow, in the order a tie is broken in: fewer
+/// steps per iteration first, then one way round (the simpler loop).
+SmallVector<DecomposeOptions, 4> getLoopVariants(UnrollChoice unroll,
+                                                 DirectionChoice direction);
+
+/// "unroll 1, unidirectional".
+std::string describeLoop(const DecomposeOptions &loop);
 
 /// How `ovl-decompose-collective-einsum` decides which decomposable pairs
 /// to rewrite (the paper's section 5.5).
@@ -68,6 +90,12 @@ struct FormEstimate {
   double compute = 0;
 };
 
+/// One loop variant's predicted run.
+struct LoopEstimate {
+  DecomposeOptions loop;
+  FormEstimate estimate;
+};
+
 /// What the cost-model gate finds for one collective: its window (the op,
 /// its einsums and the collectives they also read or feed, and the ops
 /// around them in the block until the compute on each side covers the
@@ -81,8 +109,12 @@ struct CollectiveEstimate {
   FormEstimate blocking;
   /// Priced when the gate may make collectives asynchronous.
   std::optional<FormEstimate> asynchronous;
-  /// Priced for decomposable all_gather and reduce_scatter pairs.
+  /// Priced for decomposable all_gather and reduce_scatter pairs: the
+  /// fastest of `loops`, and its variant.
   std::optional<FormEstimate> decomposed;
+  DecomposeOptions loop;
+  /// Every loop variant priced, in the order asked for.
+  std::vector<LoopEstimate> loops;
   /// Devices in the collective's group.
   int64_t groupSize = 0;
 
@@ -115,8 +147,8 @@ struct FormContext {
   /// all forms are priced beside blocking ones).
   bool asyncCollectives = false;
   /// Collectives decomposed wherever they are in the window (those chosen
-  /// already).
-  ArrayRef<Operation *> decomposed;
+  /// already), each with its loop.
+  ArrayRef<std::pair<Operation *, DecomposeOptions>> decomposed;
   /// Price the collective's own decomposition, when it has one.
   bool priceDecomposition = true;
 };
@@ -144,13 +176,13 @@ private:
 /// Builds and prices the forms of `collective` (an `ovl.all_gather`,
 /// `ovl.reduce_scatter` or `ovl.all_reduce`) on `machine` (built for its
 /// grid, one of `machines`, which also prices the scheduler's order), the
-/// decomposition with `options`, leaving the IR unchanged; a window priced
-/// before is taken from `cache` when given. Fails, with the reason in
-/// `why`, when a form cannot be built or priced.
+/// decomposition as each of `loops` (at least one), leaving the IR
+/// unchanged; a window priced before is taken from `cache` when given.
+/// Fails, with the reason in `why`, when a form cannot be built or priced.
 FailureOr<CollectiveEstimate>
 estimateCollectiveForms(Operation *collective, const MachineModel &machine,
                         MachineModelCache &machines,
-                        const DecomposeOptions &options,
+                        ArrayRef<DecomposeOptions> loops,
                         const FormContext &context,
                         CollectiveEstimateCache *cache, std::string &why);
 
@@ -202,13 +234,14 @@ enum class AsyncKind { Permute, AllGather, ReduceScatter, AllReduce };
 /// Splits every `ovl.all_gather`, `ovl.reduce_scatter` or `ovl.all_reduce`
 /// under `root` whose kind is in `kinds` (Permute is ignored) into a start
 /// at its place, into a fresh destination, and a done before the first use
-/// of its result; returns the number converted.
+/// of its result (one whose result has a dynamic shape stays blocking);
+/// returns the number converted.
 unsigned makeCollectivesAsynchronous(Operation *root,
                                      ArrayRef<AsyncKind> kinds);
 
 /// Splits one `ovl.all_gather`, `ovl.reduce_scatter` or `ovl.all_reduce`
 /// as makeCollectivesAsynchronous does; fails, changing nothing, on other
-/// ops.
+/// ops and on a result of dynamic shape.
 LogicalResult makeCollectiveAsynchronous(RewriterBase &rewriter,
                                          Operation *collective);
 
