@@ -51,3 +51,18 @@ def test_pipeline_options():
     assert overlap.pipeline_options(
         dict(gate="always", max_in_flight=2, bidirectional=True)) == \
         "gate=always max-in-flight=2 bidirectional=true"
+
+
+def test_overlap_pipeline_split_loop(mlp_1d_text):
+    # The second gather (w2 [H/N, F], h contracted, f free) is halved along
+    # f: 16x16 halves go round the ring both ways, and the result's halves
+    # are concatenated.
+    out = overlap.overlap_pipeline(mlp_1d_text, gate="always",
+                                   bidirectional="split")
+    sends = [line for line in out.splitlines()
+             if "collective_permute_start" in line and "tensor<16x16xf32>" in line]
+    assert any("pairs [0 -> 1, 1 -> 2" in line for line in sends)
+    assert any("pairs [0 -> 3, 1 -> 0" in line for line in sends)
+    assert "(tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x32xf32>" in out
+    with pytest.raises(overlap.Error, match="bidirectional"):
+        overlap.overlap_pipeline(mlp_1d_text, bidirectional="halves")

@@ -5,8 +5,10 @@ Generates small SPMD programs for every combination of
   {AllGather case 1, 2, 3, Einsum-ReduceScatter} x {the operand holding the
   gathered/scattered dim: lhs, rhs} x {group size 2, 3, 4, 8} x {1-D grid,
   2-D grid decomposed along axis 0, along axis 1},
-decomposes each with every option set {unroll 1, 2} x {uni-, bidirectional}
-(with gate=always: the cost model would keep such tiny pairs blocking)
+decomposes each with every option set {unroll 1, 2} x {uni-, bidirectional,
+split} (with gate=always: the cost model would keep such tiny pairs blocking;
+split must be built where the pair has a free dim to halve: AllGather cases
+2 and 3, ReduceScatter)
 and makes the permutes and every collective left asynchronous
 (ovl-async-collectives), checks that the collective was rewritten and that
 nothing blocking is left, and runs the result against the
@@ -30,16 +32,22 @@ import subprocess
 import sys
 
 # Sizes: the decomposed (sharded) dim has 2 rows per device; the others are
-# small primes so that a misplaced slice shows.
+# small primes, or twice one where a split loop halves them, so that a
+# misplaced slice shows.
 SHARD = 2
-B, F, H = 3, 5, 7
+B, F, H = 6, 5, 14
 
 VARIANTS = [
     {"unroll": 1, "bidirectional": "false"},
     {"unroll": 2, "bidirectional": "false"},
     {"unroll": 1, "bidirectional": "true"},
     {"unroll": 2, "bidirectional": "true"},
+    {"unroll": 1, "bidirectional": "split"},
+    {"unroll": 2, "bidirectional": "split"},
 ]
+# The programs whose pair has a free dim a split loop halves.
+SPLITTABLE = ("case2", "case3", "rs", "mlp_1d", "mlp_2d")
+SUFFIX = {"false": "uni", "true": "bidi", "split": "split"}
 
 
 def tensor(shape, dtype):
@@ -162,7 +170,7 @@ def decompose_and_run(job, args):
     name, source, collective, variant, algorithm = job
     original, decomposed, label = job_files(job, args)
     # gate=always: the programs are tiny, the cost model would keep them.
-    options = "gate=always unroll=%d bidirectional=%s" % (
+    options = "gate=always unroll=%d bidirectional=%s remarks=true" % (
         variant["unroll"], variant["bidirectional"])
     # Every collective the decomposition leaves becomes asynchronous too.
     pipeline = ("builtin.module(func.func(ovl-decompose-collective-einsum{%s},"
@@ -172,6 +180,9 @@ def decompose_and_run(job, args):
                           "-o", decomposed], capture_output=True, text=True)
     if opt.returncode != 0:
         return label, "overlap-opt failed:\n" + opt.stderr
+    if variant["bidirectional"] == "split" and name.startswith(SPLITTABLE) \
+            and ", split)" not in opt.stderr:
+        return label, "no split loop was built:\n" + opt.stderr
     with open(decomposed) as f:
         text = f.read()
     if collective and collective + " " in text:
@@ -245,7 +256,7 @@ def job_files(job, args):
     name, _, _, variant, algorithm = job
     base = os.path.join(args.work, name)
     decomposed = base + ".u%d.%s.mlir" % (
-        variant["unroll"], "bidi" if variant["bidirectional"] == "true" else "uni")
+        variant["unroll"], SUFFIX[variant["bidirectional"]])
     label = "%s [gate=always unroll=%d bidirectional=%s; ovl-schedule %s]" % (
         name, variant["unroll"], variant["bidirectional"], algorithm)
     return base + ".mlir", decomposed, label

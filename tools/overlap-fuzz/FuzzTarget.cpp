@@ -275,9 +275,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   };
   const char *gate = pick(2) ? "always" : "cost";
   static const char *const unrolls[] = {"1", "2", "auto"};
-  static const char *const directions[] = {"false", "true", "auto"};
+  static const char *const directions[] = {"false", "true", "split", "auto"};
   const char *unroll = unrolls[pick(3)];
-  const char *bidirectional = directions[pick(3)];
+  const char *bidirectional = directions[pick(4)];
   const char *algorithm = pick(2) ? "bottom-up" : "top-down";
   const char *remarks = pick(2) ? "true" : "false";
 

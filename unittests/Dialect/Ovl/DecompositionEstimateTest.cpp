@@ -79,10 +79,11 @@ protected:
   };
 
   CollectiveEstimate estimate(Operation *op, Machine &machine, unsigned unroll,
-                              bool bidirectional, bool asynchronous = false) {
+                              RingLoopDirection direction,
+                              bool asynchronous = false) {
     DecomposeOptions options;
     options.unroll = unroll;
-    options.bidirectional = bidirectional;
+    options.direction = direction;
     std::string why;
     FailureOr<CollectiveEstimate> result = estimateCollectiveForms(
         op, *machine.model, machine.cache, options,
@@ -95,11 +96,12 @@ protected:
   /// module stays as parsed), its permutes asynchronous and scheduled, as
   /// ovl-overlap-pipeline leaves it.
   OwningOpRef<ModuleOp> decomposed(Operation *op, Machine &machine,
-                                   unsigned unroll, bool bidirectional) {
+                                   unsigned unroll,
+                                   RingLoopDirection direction) {
     OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
     DecomposeOptions options;
     options.unroll = unroll;
-    options.bidirectional = bidirectional;
+    options.direction = direction;
     IRRewriter rewriter(&context);
     SmallVector<Operation *> candidates;
     copy->walk([&](Operation *candidate) {
@@ -146,7 +148,8 @@ TEST_F(DecompositionEstimateTest, BlockingIsTheCollectivePlusTheEinsum) {
   Machine machine("tpu-v4", "4x4x4");
   const MachineModel &model = *machine.model;
   for (Operation *op : {gather.getOperation(), scatter.getOperation()}) {
-    CollectiveEstimate e = estimate(op, machine, 1, false);
+    CollectiveEstimate e =
+        estimate(op, machine, 1, RingLoopDirection::Unidirectional);
     Operation *einsum = isa<AllGatherOp>(op)
                             ? *op->getResult(0).getUsers().begin()
                             : op->getOperand(0).getDefiningOp();
@@ -167,8 +170,8 @@ TEST_F(DecompositionEstimateTest, LeavesTheIRUnchanged) {
   std::string before;
   llvm::raw_string_ostream(before) << *module;
   Machine machine("tpu-v4", "4x4x4");
-  estimate(gather, machine, 2, true);
-  estimate(scatter, machine, 2, true);
+  estimate(gather, machine, 2, RingLoopDirection::Bidirectional);
+  estimate(scatter, machine, 2, RingLoopDirection::Split);
   std::string after;
   llvm::raw_string_ostream(after) << *module;
   EXPECT_EQ(before, after);
@@ -188,18 +191,20 @@ TEST_F(DecompositionEstimateTest, PredictsTheSimulatedLoop) {
     const MachineModel &model = *machine.model;
     for (Operation *op : {gather.getOperation(), scatter.getOperation()}) {
       StringRef name = isa<AllGatherOp>(op) ? "gather" : "scatter";
-      EXPECT_NEAR(estimate(op, machine, 1, false).blocking.step,
+      EXPECT_NEAR(estimate(op, machine, 1, RingLoopDirection::Unidirectional)
+                      .blocking.step,
                   simulated(*module, name, model), 1e-12);
       for (unsigned unroll : {1u, 2u})
-        for (bool bidirectional : {false, true}) {
-          SCOPED_TRACE((hardware + " " + topology + " " + name + " unroll " +
-                        std::to_string(unroll) +
-                        (bidirectional ? " bidirectional" : ""))
+        for (RingLoopDirection direction :
+             {RingLoopDirection::Unidirectional,
+              RingLoopDirection::Bidirectional, RingLoopDirection::Split}) {
+          SCOPED_TRACE((hardware + " " + topology + " " + name + " " +
+                        describeLoop({unroll, direction}))
                            .str());
           double predicted =
-              estimate(op, machine, unroll, bidirectional).decomposed->step;
-          double played = simulated(
-              *decomposed(op, machine, unroll, bidirectional), name, model);
+              estimate(op, machine, unroll, direction).decomposed->step;
+          double played = simulated(*decomposed(op, machine, unroll, direction),
+                                    name, model);
           EXPECT_NEAR(predicted, played, 0.01 * played);
         }
     }

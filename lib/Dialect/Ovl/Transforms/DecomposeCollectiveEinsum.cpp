@@ -151,6 +151,8 @@ struct Candidate {
   /// chosen (or last priced beside the other loops), else the first the
   /// options allow.
   DecomposeOptions loop;
+  /// The loops the options allow for it.
+  SmallVector<DecomposeOptions, 6> variants;
   /// Its loops priced again beside the other decompositions, when there
   /// are several variants and it was.
   std::optional<CollectiveEstimate> amongLoops;
@@ -162,8 +164,6 @@ struct OvlDecomposeCollectiveEinsumPass
   using Base::Base;
 
   void runOnOperation() override {
-    loops = getLoopVariants(unroll, bidirectional);
-
     // all_reduce has no decomposition: it is a candidate only for its
     // asynchronous form.
     std::vector<Candidate> candidates;
@@ -180,6 +180,7 @@ struct OvlDecomposeCollectiveEinsumPass
       Operation *op = candidate.op;
       candidate.why = whyNotDecomposable(op);
       candidate.einsums = getDecomposedEinsums(op);
+      candidate.variants = getLoopVariants(op, unroll, bidirectional);
       candidate.groupSize =
           cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
       // Priced when the gate has a choice to make from the prices: for
@@ -248,8 +249,9 @@ private:
       return failure();
     assert(*machine && "a static grid has a machine or an error");
     std::string why;
-    FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
-        candidate.op, **machine, *machines, loops, context, &estimates, why);
+    FailureOr<CollectiveEstimate> estimate =
+        estimateCollectiveForms(candidate.op, **machine, *machines,
+                                candidate.variants, context, &estimates, why);
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else
@@ -291,7 +293,7 @@ private:
         candidate->form = CollectiveForm::Decomposed;
         candidate->loop = candidate->estimate && candidate->estimate->decomposed
                               ? candidate->estimate->loop
-                              : loops.front();
+                              : candidate->variants.front();
         for (Operation *einsum : candidate->einsums)
           takenBy[einsum] = candidate;
       }
@@ -317,10 +319,9 @@ private:
   FailureOr<bool> chooseLoopsAgain(MutableArrayRef<Candidate> candidates,
                                    SymbolTableCollection &symbols) {
     bool changed = false;
-    if (loops.size() < 2)
-      return changed;
     for (Candidate &candidate : candidates) {
-      if (candidate.form != CollectiveForm::Decomposed || !candidate.estimate)
+      if (candidate.form != CollectiveForm::Decomposed || !candidate.estimate ||
+          candidate.variants.size() < 2)
         continue;
       SmallVector<std::pair<Operation *, DecomposeOptions>> others =
           getLoopsBeside(candidates, candidate);
@@ -527,8 +528,6 @@ private:
            << describeEstimate(*candidate.amongLoops);
   }
 
-  /// The loops the unroll and bidirectional options allow.
-  SmallVector<DecomposeOptions, 4> loops;
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
   /// The windows priced, for the layers that repeat them.

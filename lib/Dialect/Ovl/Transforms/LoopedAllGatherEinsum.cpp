@@ -4,7 +4,9 @@
 // computes each einsum one gathered shard at a time while permutes bring the
 // next shard (the paper's section 5.1, figures 4 and 6; bidirectional:
 // figure 9). Device `id` starts with its own shard, so in round r of the
-// unidirectional ring it holds shard (id + r) mod N.
+// unidirectional ring it holds shard (id + r) mod N. Split, the shard is
+// halved along a free dim: one half goes round one way, the other the other
+// way, and each half computes its own half of every result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,10 +141,12 @@ struct HeldShard {
 
 /// Computes the user's einsum on `gathered`, the `shards` concatenated
 /// along the gathered dim, and folds the partial result into `result` (for
-/// an accumulated result, null when this is its first partial result).
+/// an accumulated result, null when this is its first partial result) of
+/// type `resultType` (the user's, or its half in a split loop).
 Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
                      int64_t shardSize, ArrayRef<HeldShard> shards,
-                     Value gathered, Value result) {
+                     Value gathered, Value result,
+                     RankedTensorType resultType) {
   EinsumOp op = user.op;
   Value other = op.getInputs()[1 - user.gatheredInput];
   if (user.kind == GatherCase::Contracting || user.kind == GatherCase::Batch) {
@@ -157,12 +161,11 @@ Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
   inputs[1 - user.gatheredInput] = other;
 
   if (user.kind == GatherCase::Contracting || user.kind == GatherCase::Reduced)
-    return EinsumOp::create(builder, loc, op.getEquation(), inputs,
-                            op.getResult().getType(), result);
+    return EinsumOp::create(builder, loc, op.getEquation(), inputs, resultType,
+                            result);
 
   // Free and batch letters: the partial result covers the shards' rows of
   // the result; with an accumulator those rows start from its values.
-  auto resultType = cast<RankedTensorType>(result.getType());
   SmallVector<int64_t> shape(resultType.getShape());
   shape[user.resultDim] = shardSize * shards.size();
   auto partialType = RankedTensorType::get(shape, resultType.getElementType());
@@ -188,31 +191,71 @@ Value computePartial(OpBuilder &builder, Location loc, const GatherUser &user,
   return result;
 }
 
-/// The result a user's loop starts from: its accumulator, the empty tensor
-/// the shards' rows are inserted into, or null for a sum that round 0's
-/// partial result starts (rather than a zero fill added into).
-Value getInitialResult(OpBuilder &builder, Location loc,
-                       const GatherUser &user) {
-  EinsumOp op = user.op;
-  if (Value acc = op.getAcc())
-    return acc;
+/// The result a user's loop starts from: its accumulator (`accPart`, the
+/// half of it in a split loop), the empty tensor of `type` the shards' rows
+/// are inserted into, or null for a sum that round 0's partial result
+/// starts (rather than a zero fill added into).
+Value getInitialResult(OpBuilder &builder, Location loc, const GatherUser &user,
+                       RankedTensorType type, Value accPart) {
+  if (accPart)
+    return accPart;
   if (user.kind == GatherCase::Contracting || user.kind == GatherCase::Reduced)
     return Value();
-  auto type = cast<RankedTensorType>(op.getResult().getType());
   return tensor::EmptyOp::create(builder, loc, type.getShape(),
                                  type.getElementType());
+}
+
+/// The dim of the gathered operand a split loop halves (see getSplitDim)
+/// and where its letter sits in each user's result.
+struct SplitLayout {
+  unsigned inputDim;
+  SmallVector<unsigned> resultDims;
+};
+
+std::optional<SplitLayout> findSplit(AllGatherOp gather,
+                                     ArrayRef<GatherUser> users) {
+  ArrayRef<int64_t> shape = gather.getInput().getType().getShape();
+  for (unsigned dim = 0; dim < shape.size(); ++dim) {
+    if (dim == gather.getGatherDim() || shape[dim] % 2 != 0)
+      continue;
+    SplitLayout layout{dim, {}};
+    for (const GatherUser &user : users) {
+      EinsumEquation equation = EinsumOp(user.op).getParsedEquation();
+      char letter = equation.getInput(user.gatheredInput)[dim];
+      std::optional<unsigned> inResult = equation.findInOutput(letter);
+      if (!inResult || equation.findInInput(1 - user.gatheredInput, letter) ||
+          equation.getInput(user.gatheredInput).count(letter) != 1)
+        break;
+      layout.resultDims.push_back(*inResult);
+    }
+    if (layout.resultDims.size() == users.size())
+      return layout;
+  }
+  return std::nullopt;
 }
 
 /// Device `id` starts with its own shard; the unidirectional chain moves
 /// left, so round r holds shard id + r. Bidirectionally a second chain moves
 /// right and holds id - r; the left one takes the extra shard of an even
-/// group.
-RingPlan buildPlan(int64_t groupSize, bool bidirectional) {
+/// group. Split, two chains each carry one half of every shard, one left
+/// and one right, for all N rounds.
+RingPlan buildPlan(int64_t groupSize, RingLoopDirection direction) {
   RingPlan plan;
   RingChain left;
   left.perRound = 1;
   left.shift = 1;
-  if (!bidirectional || groupSize == 2) {
+  if (direction == RingLoopDirection::Split) {
+    left.lastRound = groupSize - 1;
+    RingChain right = left;
+    right.perRound = -1;
+    right.shift = -1;
+    right.part = 1;
+    plan.chains = {left, right};
+    plan.groups = {{0}, {1}};
+    plan.numRounds = groupSize;
+    return plan;
+  }
+  if (direction == RingLoopDirection::Unidirectional || groupSize == 2) {
     left.lastRound = groupSize - 1;
     plan.chains.push_back(left);
     plan.groups.push_back({0});
@@ -283,14 +326,49 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   rewriter.setInsertionPoint(getInsertionPoint(users));
   RingBuilder ring(rewriter, loc, gather.getGridAttr(),
                    gather.getGridAxesAttr(), groupSize);
-  RingPlan plan = buildPlan(groupSize, options.bidirectional);
+  std::optional<SplitLayout> split = findSplit(gather, users);
+  RingLoopDirection direction = options.direction;
+  if (direction == RingLoopDirection::Split && !split)
+    direction = RingLoopDirection::Bidirectional;
+  RingPlan plan = buildPlan(groupSize, direction);
+  unsigned numParts = direction == RingLoopDirection::Split ? 2 : 1;
 
-  SmallVector<Value> state(plan.chains.size(), gather.getInput());
-  for (const GatherUser &user : users) {
-    state.push_back(getInitialResult(rewriter, loc, user));
-    plan.freshStart |= !state.back();
+  // The half `part` of `value` along `dim` (the value itself unsplit).
+  auto half = [&](Value value, unsigned dim, unsigned part) {
+    if (numParts == 1)
+      return value;
+    int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim) / 2;
+    return extractAlong(rewriter, loc, value, dim,
+                        rewriter.getIndexAttr(part * size), size);
+  };
+  SmallVector<Value> state;
+  for (const RingChain &chain : plan.chains)
+    state.push_back(numParts == 1
+                        ? gather.getInput()
+                        : half(gather.getInput(), split->inputDim, chain.part));
+  // Each user's result, per part: its type and where its state is.
+  SmallVector<SmallVector<RankedTensorType, 2>> partTypes;
+  for (auto [u, user] : llvm::enumerate(users)) {
+    auto type = cast<RankedTensorType>(user.op.getResult().getType());
+    partTypes.emplace_back();
+    for (unsigned part = 0; part < numParts; ++part) {
+      SmallVector<int64_t> shape(type.getShape());
+      Value acc = user.op.getAcc();
+      if (numParts > 1) {
+        shape[split->resultDims[u]] /= 2;
+        if (acc)
+          acc = half(acc, split->resultDims[u], part);
+      }
+      partTypes.back().push_back(type.clone(shape));
+      state.push_back(
+          getInitialResult(rewriter, loc, user, partTypes.back().back(), acc));
+      plan.freshStart |= !state.back();
+    }
   }
   unsigned numChains = plan.chains.size();
+  auto resultIndex = [&](unsigned user, unsigned part) {
+    return numChains + user * numParts + part;
+  };
 
   auto emitRound = [&](OpBuilder &builder, Value round, int64_t rep,
                        ValueRange current) {
@@ -314,19 +392,39 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
       for (const HeldShard &shard : shards)
         data.push_back(shard.data);
       Value gathered = concatAlong(builder, loc, data, gatherDim);
+      // A group's chains carry the same part.
+      unsigned part = plan.chains[group.front()].part;
       for (auto [u, user] : llvm::enumerate(users))
-        next[numChains + u] =
+        next[resultIndex(u, part)] =
             computePartial(builder, loc, user, shardSize, shards, gathered,
-                           next[numChains + u]);
+                           next[resultIndex(u, part)], partTypes[u][part]);
     }
     return next;
   };
   SmallVector<Value> final =
       emitRingRounds(rewriter, loc, plan, options.unroll, state, emitRound);
-  for (auto [u, user] : llvm::enumerate(users))
-    rewriter.replaceOp(user.op, final[numChains + u]);
+  for (auto [u, user] : llvm::enumerate(users)) {
+    SmallVector<Value> parts;
+    for (unsigned part = 0; part < numParts; ++part)
+      parts.push_back(final[resultIndex(u, part)]);
+    rewriter.replaceOp(
+        user.op, numParts == 1
+                     ? parts.front()
+                     : concatAlong(rewriter, loc, parts, split->resultDims[u]));
+  }
   rewriter.eraseOp(gather);
   return success();
+}
+
+std::optional<unsigned> mlir::ovl::getSplitDim(AllGatherOp gather) {
+  if (!whyNotDecomposable(gather).empty())
+    return std::nullopt;
+  std::string why;
+  std::optional<SplitLayout> split =
+      findSplit(gather, *analyzeUsers(gather, why));
+  if (!split)
+    return std::nullopt;
+  return split->inputDim;
 }
 
 /// For remarks: the case each einsum of `gather` falls in.

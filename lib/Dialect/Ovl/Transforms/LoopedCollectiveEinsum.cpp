@@ -36,32 +36,64 @@ mlir::ovl::getDecomposedEinsums(Operation *collective) {
   return einsums;
 }
 
-SmallVector<DecomposeOptions, 4>
-mlir::ovl::getLoopVariants(UnrollChoice unroll, DirectionChoice direction) {
-  SmallVector<DecomposeOptions, 4> loops;
+std::optional<unsigned> mlir::ovl::getSplitDim(Operation *collective) {
+  if (auto gather = dyn_cast<AllGatherOp>(collective))
+    return getSplitDim(gather);
+  if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
+    return getSplitDim(scatter);
+  return std::nullopt;
+}
+
+DecomposeOptions mlir::ovl::resolveLoop(Operation *collective,
+                                        DecomposeOptions options) {
+  if (options.direction == RingLoopDirection::Split && !getSplitDim(collective))
+    options.direction = RingLoopDirection::Bidirectional;
+  return options;
+}
+
+SmallVector<DecomposeOptions, 6>
+mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
+                           DirectionChoice direction) {
+  static const std::pair<RingLoopDirection, DirectionChoice> directions[] = {
+      {RingLoopDirection::Unidirectional, DirectionChoice::Unidirectional},
+      {RingLoopDirection::Bidirectional, DirectionChoice::Bidirectional},
+      {RingLoopDirection::Split, DirectionChoice::Split}};
+  SmallVector<DecomposeOptions, 6> loops;
   for (unsigned steps : {1u, 2u}) {
     if (unroll != UnrollChoice::Auto &&
         (unroll == UnrollChoice::One) != (steps == 1))
       continue;
-    for (bool both : {false, true})
-      if (direction == DirectionChoice::Auto ||
-          (direction == DirectionChoice::Bidirectional) == both)
-        loops.push_back({steps, both});
+    for (auto [loopDirection, choice] : directions) {
+      if (direction != DirectionChoice::Auto && direction != choice)
+        continue;
+      DecomposeOptions loop = resolveLoop(collective, {steps, loopDirection});
+      if (!llvm::is_contained(loops, loop))
+        loops.push_back(loop);
+    }
   }
   return loops;
 }
 
 std::string mlir::ovl::describeLoop(const DecomposeOptions &loop) {
-  return "unroll " + std::to_string(loop.unroll) +
-         (loop.bidirectional ? ", bidirectional" : ", unidirectional");
+  std::string text = "unroll " + std::to_string(loop.unroll);
+  switch (loop.direction) {
+  case RingLoopDirection::Unidirectional:
+    return text + ", unidirectional";
+  case RingLoopDirection::Bidirectional:
+    return text + ", bidirectional";
+  case RingLoopDirection::Split:
+    return text + ", split";
+  }
+  llvm_unreachable("unknown direction");
 }
 
 LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,
                                              Operation *collective,
                                              const DecomposeOptions &options) {
+  DecomposeOptions loop = resolveLoop(collective, options);
   if (auto gather = dyn_cast<AllGatherOp>(collective))
-    return decomposeAllGatherEinsum(rewriter, gather, options);
+    return decomposeAllGatherEinsum(rewriter, gather, loop);
   if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
-    return decomposeEinsumReduceScatter(rewriter, scatter, options);
+    return decomposeEinsumReduceScatter(rewriter, scatter, loop);
   return failure();
 }

@@ -8,7 +8,9 @@
 // chains hop two devices at a time, so one chain's transfer overlaps the
 // other chain's einsum, and a one-hop epilogue brings the second chain home
 // (figure 8). Bidirectionally chains travel both ways and the owner adds its
-// own contribution last (figure 10).
+// own contribution last (figure 10). Split, the result is halved along a
+// free dim and each half's partial sums travel their own way round the
+// ring, so each link direction carries half of every shard.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +35,10 @@ struct ScatterLayout {
   EinsumOp einsum;
   /// Position of the letter in each input; at least one has it.
   std::optional<unsigned> inputDims[2];
+  /// The result dim a split loop halves, and the input and position of its
+  /// letter there (see getSplitDim); none when no dim qualifies.
+  std::optional<unsigned> splitDim;
+  unsigned splitInput = 0, splitInputDim = 0;
 };
 
 FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
@@ -69,21 +75,55 @@ FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
   layout.einsum = einsum;
   for (unsigned i = 0; i < 2; ++i)
     layout.inputDims[i] = equation.findInInput(i, letter);
+  ArrayRef<int64_t> shape = scatter.getInput().getType().getShape();
+  for (unsigned dim = 0; dim < shape.size() && !layout.splitDim; ++dim) {
+    char split = equation.getOutput()[dim];
+    if (dim == scatter.getScatterDim() || shape[dim] % 2 != 0 ||
+        equation.getOutput().count(split) != 1)
+      continue;
+    unsigned counts[2] = {
+        static_cast<unsigned>(equation.getInput(0).count(split)),
+        static_cast<unsigned>(equation.getInput(1).count(split))};
+    if (counts[0] + counts[1] != 1)
+      continue;
+    layout.splitDim = dim;
+    layout.splitInput = counts[0] ? 0 : 1;
+    layout.splitInputDim = *equation.findInInput(layout.splitInput, split);
+  }
   return layout;
+}
+
+/// Which half of the result a split loop's chain computes.
+struct Part {
+  unsigned index = 0;
+  unsigned count = 1;
+};
+
+/// The half `part` of `value` along `dim` (the value itself unsplit).
+Value takePart(OpBuilder &builder, Location loc, Value value, unsigned dim,
+               Part part) {
+  if (part.count == 1)
+    return value;
+  int64_t size = cast<RankedTensorType>(value.getType()).getDimSize(dim) / 2;
+  return extractAlong(builder, loc, value, dim,
+                      builder.getIndexAttr(part.index * size), size);
 }
 
 /// Partial sums for the shards of `targets` computed together: the einsum
 /// on the operands' slices of those shards (concatenated) accumulated into
 /// the chains' partial sums (concatenated), then split back. With no `sums`
-/// the einsum starts from zero (a fresh partial einsum per target).
+/// the einsum starts from zero (a fresh partial einsum per target). In a
+/// split loop, the einsum computes `part` of the result.
 SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
                               const ScatterLayout &layout, unsigned scatterDim,
                               int64_t shardSize, ArrayRef<Value> targets,
-                              ArrayRef<Value> sums) {
+                              ArrayRef<Value> sums, Part part) {
   EinsumOp einsum = layout.einsum;
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < 2; ++i) {
     Value input = einsum.getInputs()[i];
+    if (part.count > 1 && i == layout.splitInput)
+      input = takePart(builder, loc, input, layout.splitInputDim, part);
     if (!layout.inputDims[i]) {
       inputs.push_back(input);
       continue;
@@ -100,6 +140,8 @@ SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
     auto full = cast<RankedTensorType>(einsum.getResult().getType());
     SmallVector<int64_t> shape(full.getShape());
     shape[scatterDim] = shardSize * static_cast<int64_t>(targets.size());
+    if (part.count > 1)
+      shape[*layout.splitDim] /= 2;
     type = full.clone(shape);
   } else {
     acc = concatAlong(builder, loc, sums, scatterDim);
@@ -146,38 +188,44 @@ struct ScatterPlan {
   bool ownShardLast = false;
 };
 
-ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
+ScatterPlan buildPlan(int64_t groupSize, unsigned step,
+                      RingLoopDirection direction) {
   ScatterPlan plan;
   RingPlan &ring = plan.ring;
-  int64_t step = options.unroll;
-  // Distances each direction covers, excluding 0.
-  int64_t up = groupSize - 1, down = 0;
-  if (options.bidirectional && groupSize > 2) {
+  bool split = direction == RingLoopDirection::Split;
+  bool both = direction == RingLoopDirection::Bidirectional && groupSize > 2;
+  // Distances each direction covers, excluding 0 unless it ends there. Split,
+  // each half covers all of them, the second half the other way round.
+  int64_t up = groupSize - 1, down = split ? groupSize - 1 : 0;
+  if (both) {
     down = (groupSize - 1) / 2;
     up = groupSize - 1 - down;
   }
-  plan.ownShardLast = options.bidirectional && groupSize > 2;
+  plan.ownShardLast = both;
   // A unidirectional chain with step 1 ends on its owner (distance 0).
   int64_t lowest = plan.ownShardLast ? 1 : 0;
   int64_t maxRounds = 0;
   struct Range {
     int64_t first, last, direction;
+    unsigned part;
   };
   SmallVector<Range> ranges;
   for (auto [extent, direction] :
        {std::pair{up, int64_t(1)}, std::pair{down, int64_t(-1)}}) {
     for (int64_t phase = 0; phase < step; ++phase) {
       int64_t last = lowest + phase;
-      if (last > extent || (last == 0 && direction < 0))
+      if (last > extent || (last == 0 && direction < 0 && !split))
         continue;
       int64_t first = last + (extent - last) / step * step;
-      ranges.push_back({first, last, direction});
+      ranges.push_back({first, last, direction, split && direction < 0});
       maxRounds = std::max(maxRounds, (first - last) / step + 1);
     }
   }
-  for (const Range &range : ranges)
+  for (const Range &range : ranges) {
     ring.chains.push_back(
         makeChain(range.first, range.last, step, range.direction, maxRounds));
+    ring.chains.back().part = range.part;
+  }
   ring.numRounds = maxRounds;
   // One chain per direction: a round's einsum must not wait for the sum
   // the previous transfer brings, or nothing overlaps (the paper's section
@@ -186,15 +234,17 @@ ScatterPlan buildPlan(int64_t groupSize, const DecomposeOptions &options) {
   // transfers and accumulate in place.
   ring.computeAhead = step == 1;
   // Chains of the same phase travel both ways and are computed together;
-  // chains of different phases are the interleaved ones.
-  for (int64_t phase = 0; phase < step; ++phase) {
-    SmallVector<unsigned> group;
-    for (auto [c, range] : llvm::enumerate(ranges))
-      if ((range.last - lowest) == phase)
-        group.push_back(c);
-    if (!group.empty())
-      ring.groups.push_back(group);
-  }
+  // chains of different phases are the interleaved ones, and the halves of
+  // a split loop compute apart.
+  for (int64_t phase = 0; phase < step; ++phase)
+    for (unsigned part = 0; part < (split ? 2u : 1u); ++part) {
+      SmallVector<unsigned> group;
+      for (auto [c, range] : llvm::enumerate(ranges))
+        if ((range.last - lowest) == phase && range.part == part)
+          group.push_back(c);
+      if (!group.empty())
+        ring.groups.push_back(group);
+    }
   return plan;
 }
 
@@ -228,6 +278,13 @@ std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
   return "";
 }
 
+std::optional<unsigned> mlir::ovl::getSplitDim(ReduceScatterOp scatter) {
+  if (!whyNotDecomposable(scatter).empty())
+    return std::nullopt;
+  std::string why;
+  return analyze(scatter, why)->splitDim;
+}
+
 LogicalResult
 mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
                                         ReduceScatterOp scatter,
@@ -248,9 +305,17 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
   rewriter.setInsertionPoint(scatter);
   RingBuilder ring(rewriter, loc, scatter.getGridAttr(),
                    scatter.getGridAxesAttr(), groupSize);
-  ScatterPlan plan = buildPlan(groupSize, options);
+  RingLoopDirection direction = options.direction;
+  if (direction == RingLoopDirection::Split && !layout.splitDim)
+    direction = RingLoopDirection::Bidirectional;
+  ScatterPlan plan = buildPlan(groupSize, options.unroll, direction);
+  unsigned numParts = direction == RingLoopDirection::Split ? 2 : 1;
 
-  Value empty = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+  // What a chain's partial sum is: the result, or its half split.
+  SmallVector<int64_t> chainShape(resultType.getShape());
+  if (numParts > 1)
+    chainShape[*layout.splitDim] /= 2;
+  Value empty = tensor::EmptyOp::create(rewriter, loc, chainShape,
                                         resultType.getElementType());
   // A chain's state is written by its first einsum before it is read
   // (which starts the sum, rather than adding into a zero fill): until then
@@ -285,6 +350,7 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
     }
     if (active.empty())
       return active;
+    Part part{plan.ring.chains[group.front()].part, numParts};
     auto starts = [&](unsigned c) {
       return plan.ring.chains[c].firstRound == rep;
     };
@@ -297,16 +363,16 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
         for (size_t i = 0; i < active.size(); ++i)
           if (starts(active[i]))
             current[i] = zeros(builder);
-      for (auto [c, sum] :
-           llvm::zip(active,
-                     accumulate(builder, loc, layout, scatterDim, shardSize,
-                                targets, fresh ? ArrayRef<Value>() : current)))
+      for (auto [c, sum] : llvm::zip(
+               active,
+               accumulate(builder, loc, layout, scatterDim, shardSize, targets,
+                          fresh ? ArrayRef<Value>() : current, part)))
         sums[c] = sum;
       return active;
     }
     for (auto [c, partial] :
          llvm::zip(active, accumulate(builder, loc, layout, scatterDim,
-                                      shardSize, targets, {})))
+                                      shardSize, targets, {}, part)))
       sums[c] = plan.ring.chains[c].firstRound == rep
                     ? partial
                     : addTensors(builder, loc, partial, sums[c]);
@@ -342,16 +408,22 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
   if (empty.use_empty())
     rewriter.eraseOp(empty.getDefiningOp());
 
-  Value total = sums.front();
-  for (Value sum : ArrayRef(sums).drop_front())
-    total = addTensors(rewriter, loc, total, sum);
+  // Each part's chains end on the owner: their sums add up to its half.
+  SmallVector<Value> totals(numParts);
+  for (auto [chain, sum] : llvm::zip(plan.ring.chains, sums))
+    totals[chain.part] =
+        totals[chain.part] ? addTensors(rewriter, loc, totals[chain.part], sum)
+                           : sum;
+  Value total = numParts == 1
+                    ? totals.front()
+                    : concatAlong(rewriter, loc, totals, *layout.splitDim);
   if (plan.ownShardLast) {
     Value own = ring.shardOffset(
         rewriter, 0, 0, arith::ConstantIndexOp::create(rewriter, loc, 0),
         shardSize);
-    total =
-        accumulate(rewriter, loc, layout, scatterDim, shardSize, {own}, {total})
-            .front();
+    total = accumulate(rewriter, loc, layout, scatterDim, shardSize, {own},
+                       {total}, Part{})
+                .front();
   }
   rewriter.replaceOp(scatter, total);
   rewriter.eraseOp(layout.einsum);

@@ -39,6 +39,9 @@ struct RingChain {
   /// A hop after the last round (ReduceScatter chains that end next to
   /// their owner); 0 for none.
   int64_t finalShift = 0;
+  /// The half of the data a split loop's chain carries (0 or 1; 0 in the
+  /// other loops).
+  unsigned part = 0;
 
   bool computesIn(int64_t round) const {
     return round >= firstRound && round <= lastRound;

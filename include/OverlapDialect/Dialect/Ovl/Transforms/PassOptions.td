@@ -23,14 +23,18 @@ defvar Overlap_DecomposeOptions = [
                       "the faster per candidate"))}]>,
   Option<"bidirectional", "bidirectional", "::mlir::ovl::DirectionChoice",
          /*default=*/"::mlir::ovl::DirectionChoice::Unidirectional",
-         "Send half of the shards each way round the ring: false, true, or "
-         "auto (the gate prices both for each candidate and builds the "
-         "faster)",
+         "Which way the ring's data goes: false (one way), true (half of "
+         "the shards each way, the paper's figures 9 and 10), split (half of "
+         "every shard each way, where the pair has a free dim of even size "
+         "to halve; else as true), or auto (the gate prices each for each "
+         "candidate and builds the fastest)",
          [{::llvm::cl::values(
            clEnumValN(::mlir::ovl::DirectionChoice::Unidirectional, "false",
                       "one way round"),
            clEnumValN(::mlir::ovl::DirectionChoice::Bidirectional, "true",
-                      "half each way"),
+                      "half of the shards each way"),
+           clEnumValN(::mlir::ovl::DirectionChoice::Split, "split",
+                      "half of every shard each way"),
            clEnumValN(::mlir::ovl::DirectionChoice::Auto, "auto",
                       "the faster per candidate"))}]>,
   Option<"gate", "gate", "::mlir::ovl::DecomposeGate",

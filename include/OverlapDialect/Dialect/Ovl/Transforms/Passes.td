@@ -51,7 +51,10 @@ def OvlDecomposeCollectiveEinsumPass
     one-hop epilogue for ReduceScatter, figure 8); `bidirectional=true`
     sends half the shards each way round the ring (figures 9 and 10) and
     computes the two directions' partial einsums as one einsum on
-    concatenated operands. A collective with the `ovl.no_decompose` unit
+    concatenated operands; `bidirectional=split` halves the pair along a
+    free dim and sends each half of every shard its own way round, so each
+    link direction carries (N-1)/2 shards as the blocking collective does.
+    A collective with the `ovl.no_decompose` unit
     attribute is left alone.
 
     The cost-model gate (section 5.5) decides which decomposable pairs are

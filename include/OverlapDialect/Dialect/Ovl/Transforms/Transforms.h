@@ -32,15 +32,28 @@ class ReduceScatterOp;
 struct MachineModel;
 class MachineModelCache;
 
+/// Which way a ring loop's data travels.
+enum class RingLoopDirection {
+  /// One way round the ring.
+  Unidirectional,
+  /// Whole shards both ways, half of the rounds (the paper's figures 9 and
+  /// 10): each round computes two shards' einsums as one.
+  Bidirectional,
+  /// Half of every shard each way: the pair is split in two along a free
+  /// dim and each half runs the unidirectional loop, one clockwise and one
+  /// counter-clockwise, in one loop. Each direction of each link carries
+  /// (N-1)/2 shards, as the blocking collective's ring does.
+  Split,
+};
+
 /// How a collective+einsum pair is decomposed.
 struct DecomposeOptions {
   /// Ring steps per loop iteration: 1 or 2.
   unsigned unroll = 1;
-  /// Half of the shards go each way round the ring.
-  bool bidirectional = false;
+  RingLoopDirection direction = RingLoopDirection::Unidirectional;
 
   bool operator==(const DecomposeOptions &other) const {
-    return unroll == other.unroll && bidirectional == other.bidirectional;
+    return unroll == other.unroll && direction == other.direction;
   }
 };
 
@@ -48,16 +61,31 @@ struct DecomposeOptions {
 /// choice per candidate.
 enum class UnrollChoice { One, Two, Auto };
 
-/// The `bidirectional` option: one way round the ring, both, or the gate's
-/// choice per candidate.
-enum class DirectionChoice { Unidirectional, Bidirectional, Auto };
+/// The `bidirectional` option: one way round the ring, whole shards both
+/// ways, half of each shard each way, or the gate's choice per candidate.
+enum class DirectionChoice { Unidirectional, Bidirectional, Split, Auto };
 
-/// The loops the options allow, in the order a tie is broken in: fewer
-/// steps per iteration first, then one way round (the simpler loop).
-SmallVector<DecomposeOptions, 4> getLoopVariants(UnrollChoice unroll,
+/// The loops the options allow for `collective` (an all_gather or
+/// reduce_scatter), in the order a tie is broken in: fewer steps per
+/// iteration first, then one way round, then whole shards (the simpler
+/// loop). A split loop needs a dim to split (getSplitDim); where the pair
+/// has none, it is the bidirectional loop instead.
+SmallVector<DecomposeOptions, 6> getLoopVariants(Operation *collective,
+                                                 UnrollChoice unroll,
                                                  DirectionChoice direction);
 
-/// "unroll 1, unidirectional".
+/// The loop `options` ask for, as `collective` can be built: a split loop
+/// without a dim to split is the bidirectional one.
+DecomposeOptions resolveLoop(Operation *collective, DecomposeOptions options);
+
+/// The dim a split loop halves: of the gathered operand (all_gather) or of
+/// the scattered result (reduce_scatter), the outermost of even size other
+/// than the collective's own dim whose letter is free in each einsum (in its
+/// result and in one input only). None when the pair has no such dim or is
+/// not decomposable.
+std::optional<unsigned> getSplitDim(Operation *collective);
+
+/// "unroll 1, unidirectional", "unroll 2, split".
 std::string describeLoop(const DecomposeOptions &loop);
 
 /// How `ovl-decompose-collective-einsum` decides which decomposable pairs
@@ -205,6 +233,10 @@ SmallVector<Operation *, 2> getDecomposedEinsums(Operation *collective);
 /// empty.
 LogicalResult decomposeCollective(RewriterBase &rewriter, Operation *collective,
                                   const DecomposeOptions &options);
+
+/// getSplitDim for each kind.
+std::optional<unsigned> getSplitDim(AllGatherOp gather);
+std::optional<unsigned> getSplitDim(ReduceScatterOp scatter);
 
 /// For remarks: which of the paper's cases each einsum of `gather` is.
 std::string describeAllGatherCases(AllGatherOp gather);
