@@ -5,11 +5,14 @@
 # namespaces of this machine joined by a veth pair, two slots each, with
 # Open MPI's daemons and transport on TCP over that pair only. With
 # --cut-link, the link stops carrying packets AFTER seconds into the run
-# (counted from when a rank on the second host has a TCP connection of its
-# own open: the ranks have started and communicate, however slowly they
-# compiled) and carries them again FOR seconds later (so that the launcher
-# can clean up):
-# each side's route to the other becomes a blackhole, as when a cable or a
+# (counted from when both ranks of the second host have opened the UDP
+# socket of overlap-run's heartbeat, after MPI_Init) and carries them again FOR
+# seconds after the command first prints (a rank reports the failure; at
+# the latest 60 s after the cut), so that the launcher can clean up. The
+# cut lasts until it is reported, however long the ranks take to compile
+# before their first wait; the command's output is therefore printed when
+# it ends.
+# Each side's route to the other becomes a blackhole, as when a cable or a
 # switch between two hosts fails. (Taking an interface down instead makes
 # the kernel refuse that side's sends at once, which Open MPI's TCP
 # transport reports and aborts on by itself.) Needs root, ip(8) and
@@ -67,19 +70,30 @@ export OMPI_MCA_btl_tcp_if_include="${net}0/24"
 export OMPI_MCA_oob_tcp_if_include="${net}0/24"
 
 if [ -n "$cut_after" ]; then
-  (until ip netns exec "$b" ss -tnpH state established 2>/dev/null |
-           grep -q overlap-run; do sleep 0.2; done
+  (until [ "$(ip netns exec "$b" ss -uanpH 2>/dev/null |
+               grep -c overlap-run)" -ge 2 ]; do sleep 0.2; done
    sleep "$cut_after"
    ip -n "$a" route add blackhole "${net}2/32"
    ip -n "$b" route add blackhole "${net}1/32"
+   tries=0
+   until [ -s "$work/out" ] || [ "$tries" -ge 600 ]; do
+     sleep 0.1
+     tries=$((tries + 1))
+   done
    sleep "$cut_for"
    ip -n "$a" route del blackhole "${net}2/32"
    ip -n "$b" route del blackhole "${net}1/32") &
   cutter=$!
 fi
 status=0
-ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
-  status=$?
+if [ -n "$cut_after" ]; then
+  ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" \
+    >"$work/out" 2>&1 || status=$?
+  cat "$work/out"
+else
+  ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
+    status=$?
+fi
 # A run that ended before the cut (or never connected) leaves the cutter
 # waiting: the namespaces go with it.
 if [ -n "$cut_after" ]; then kill "$cutter" 2>/dev/null || true; fi
