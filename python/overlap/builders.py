@@ -39,17 +39,29 @@ def _mesh2(mesh):
     return mesh
 
 
-def mlp_1d(devices, batch, model, hidden):
+def _step(step, forward, train):
+    if step not in ("forward", "train"):
+        raise ValueError("step must be 'forward' or 'train', got %r" % (step,))
+    return forward if step == "forward" else train
+
+
+def mlp_1d(devices, batch, model, hidden, step="forward"):
     """Figure 2 MLP (1-D strategy: batch sharded, each weight all-gathered
     before its einsum) on a ring of `devices`, global sizes B=`batch`,
-    F=`model`, H=`hidden`; bf16 with f32 accumulation."""
-    return _checked(_mlp().mlp_1d, devices, batch, model, hidden)
+    F=`model`, H=`hidden`; bf16 with f32 accumulation. `step="train"`: the
+    training step @mlp_train (forward, loss, backward; no optimizer)."""
+    mlp = _mlp()
+    return _checked(_step(step, mlp.mlp_1d, mlp.mlp_1d_train), devices, batch,
+                    model, hidden)
 
 
-def mlp_2d(mesh, batch, model, hidden):
-    """Figure 3 MLP (2-D strategy) on a grid `mesh` = (M, N) or "MxN"."""
+def mlp_2d(mesh, batch, model, hidden, step="forward"):
+    """Figure 3 MLP (2-D strategy) on a grid `mesh` = (M, N) or "MxN";
+    `step` as for mlp_1d."""
     m, n = _mesh2(mesh)
-    return _checked(_mlp().mlp_2d, m, n, batch, model, hidden)
+    mlp = _mlp()
+    return _checked(_step(step, mlp.mlp_2d, mlp.mlp_2d_train), m, n, batch,
+                    model, hidden)
 
 
 LADDER_NAMES = ("32B", "64B", "128B", "256B", "512B", "1024B")

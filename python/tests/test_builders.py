@@ -41,3 +41,17 @@ def test_transformer_block_sizes():
     with pytest.raises(ValueError):
         overlap.transformer_block(dict(d_model=256, heads=3, batch=8),
                                   mesh=(1, 2, 2))
+
+
+def test_mlp_train_step():
+    from overlap.models import mlp
+    assert overlap.mlp_1d(4, 16, 8, 16, step="train") == \
+        mlp.mlp_1d_train(4, 16, 8, 16)
+    assert overlap.mlp_2d("2x4", 16, 16, 16, step="train") == \
+        mlp.mlp_2d_train(2, 4, 16, 16, 16)
+    assert overlap.mlp_1d(4, 16, 8, 16, step="forward") == \
+        overlap.mlp_1d(4, 16, 8, 16)
+    with pytest.raises(ValueError, match="step must be"):
+        overlap.mlp_1d(4, 16, 8, 16, step="backward")
+    with pytest.raises(ValueError):
+        overlap.mlp_2d("2x3", 16, 16, 16, step="train")
