@@ -18,7 +18,8 @@ output of every device compared). Then it schedules the asynchronous
 program (ovl-schedule, bottom-up and top-down in turn from one combination
 to the next) and runs the scheduled program against the original too,
 unless the schedule left the program as it was. A few bf16 programs and the
-paper's MLPs (examples/) run too. Exits non-zero listing every failing
+paper's MLPs (examples/) run too, and gathers whose tensor has users after
+its einsum (the loop assembles it for them). Exits non-zero listing every failing
 combination.
 
 Usage: matrix.py --overlap-opt BIN --overlap-run BIN --examples DIR --work DIR
@@ -114,6 +115,48 @@ def gather_program(case, operand, n, layout, dtype, acc_type):
            full_t if gathered == 0 else args[0],
            full_t if gathered == 1 else args[1], tensor(out_shape, acc_type)),
         "  return %%y : %s" % tensor(out_shape, acc_type),
+        "}",
+    ]
+    return "\n".join(lines) + "\n", "ovl.all_gather"
+
+
+def later_program(case, n, layout):
+    """An all_gather whose tensor also has users after its einsum (a later
+    einsum reading the first one's result, as a backward pass does, and the
+    return): the loop computes the first einsum and assembles the gathered
+    tensor for the others. f32."""
+    grid, axis = grid_decl(n, layout)
+    full = SHARD * n
+    if case == "case1":  # the gathered w's h is free
+        shard, gdim, other = [F, SHARD], 1, [B, F]
+        first = ("bf,fh->bh", "%a0", "%full", [B, full])
+        later = ("bh,fh->bf", [B, F])
+    elif case == "case1s":  # b free beside s, which a split loop halves
+        shard, gdim, other = [B, SHARD, F], 1, [F, H]
+        first = ("sbf,fh->sbh", "%full", "%a0", [B, full, H])
+        later = ("sbh,sbf->fh", [F, H])
+    else:  # case2: the gathered x's f is contracted; b is halved
+        shard, gdim, other = [B, SHARD], 1, [full, H]
+        first = ("bf,fh->bh", "%full", "%a0", [B, H])
+        later = ("bh,bf->fh", [full, H])
+    gathered = list(shard)
+    gathered[gdim] = full
+    eq, lhs, rhs, out = first
+    types = {"%full": tensor(gathered, "f32"), "%a0": tensor(other, "f32")}
+    later_eq, later_out = later
+    results = [tensor(out, "f32"), tensor(later_out, "f32"),
+               tensor(gathered, "f32")]
+    lines = [
+        grid,
+        "func.func @main(%%a0: %s, %%a1: %s) -> (%s) {"
+        % (tensor(other, "f32"), tensor(shard, "f32"), ", ".join(results)),
+        "  %%full = ovl.all_gather %%a1 on @g axes [%d] dim %d : %s -> %s"
+        % (axis, gdim, tensor(shard, "f32"), types["%full"]),
+        "  %%y = ovl.einsum \"%s\" %s, %s : %s, %s -> %s"
+        % (eq, lhs, rhs, types[lhs], types[rhs], results[0]),
+        "  %%z = ovl.einsum \"%s\" %%y, %%full : %s, %s -> %s"
+        % (later_eq, results[0], types["%full"], results[1]),
+        "  return %%y, %%z, %%full : %s" % ", ".join(results),
         "}",
     ]
     return "\n".join(lines) + "\n", "ovl.all_gather"
@@ -296,6 +339,14 @@ def build_jobs(args):
         for variant in VARIANTS:
             if split_tested(variant, case, n):
                 jobs.append((name, source, collective, variant))
+    # Gathered tensors with later users, which the loop assembles for them.
+    for case, n, layout in itertools.product(
+            ["case1", "case1s", "case2"], [3, 4], ["1d", "2d-axis1"]):
+        source, collective = later_program(case, n, layout)
+        for variant in VARIANTS:
+            if split_tested(variant, case, n):
+                jobs.append(("%s_later_n%d_%s" % (case, n, layout), source,
+                             collective, variant))
     # bf16 samples: bf16 products accumulated in f32, and a bf16 scatter.
     for case, operand in [("case1", "rhs"), ("case2", "lhs"), ("case3", "rhs")]:
         source, collective = gather_program(case, operand, 4, "1d", "bf16", "f32")

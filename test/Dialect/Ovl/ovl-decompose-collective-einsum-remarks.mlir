@@ -22,8 +22,21 @@ func.func @rewritten(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> tensor<2x16xf3
 
 shard.grid @ring(shape = 4)
 
+func.func @not_an_einsum_first(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> (tensor<2x16xf32>, tensor<8x16xf32>) {
+  // expected-remark @+1 {{not decomposed: it also feeds 'arith.negf' before any einsum}}
+  %g = ovl.all_gather %w on @ring axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
+  %n = arith.negf %g : tensor<8x16xf32>
+  %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
+  return %y, %n : tensor<2x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+/// Users after the einsum read the gathered tensor the loop assembles.
 func.func @not_only_einsums(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>) -> (tensor<2x16xf32>, tensor<8x16xf32>) {
-  // expected-remark @+1 {{not decomposed: it also feeds 'func.return', not only einsums}}
+  // expected-remark @+1 {{decomposing all_gather along axis 0 (N=4) into a ring loop (case 1, gathered dim free (rhs); the gathered tensor assembled for 1 later use, unroll 1, unidirectional)}}
   %g = ovl.all_gather %w on @ring axes [0] dim 1 : tensor<8x4xf32> -> tensor<8x16xf32>
   %y = ovl.einsum "bf,fh->bh" %x, %g : tensor<2x8xf32>, tensor<8x16xf32> -> tensor<2x16xf32>
   return %y, %g : tensor<2x16xf32>, tensor<8x16xf32>

@@ -8,6 +8,12 @@
 // halved along a free dim: one half goes round one way, the other the other
 // way, and each half computes its own half of every result.
 //
+// The loop computes the gather's first einsums in program order, as many as
+// can run together (none reads another's result before the last of them).
+// Where the gathered tensor has other users (later einsums, such as a
+// backward pass's, or other ops), the loop also assembles it from the
+// shards that pass through, and they read that.
+//
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
@@ -58,78 +64,135 @@ StringRef describeCase(GatherCase kind) {
   llvm_unreachable("unknown case");
 }
 
-/// Classifies the gather's users; an error message when one is not an
-/// einsum the rewrite handles.
-FailureOr<SmallVector<GatherUser>> analyzeUsers(AllGatherOp gather,
-                                                std::string &why) {
-  SmallVector<GatherUser> users;
+/// The gather's users: the einsums the loop computes, in program order, and
+/// the other uses, which read the tensor the loop assembles.
+struct GatherUsers {
+  SmallVector<GatherUser> loop;
+  SmallVector<OpOperand *> others;
+};
+
+/// Classifies `einsum` as a user the loop can compute; an error message
+/// when it is not one.
+FailureOr<GatherUser> classifyUser(AllGatherOp gather, Operation *user,
+                                   std::string &why) {
+  Value gathered = gather.getResult();
+  auto einsum = dyn_cast<EinsumOp>(user);
+  if (!einsum) {
+    why = ("it also feeds '" + user->getName().getStringRef() +
+           "' before any einsum")
+              .str();
+    return failure();
+  }
+  if (einsum.getInputs().size() != 2 || einsum.getAcc() == gathered ||
+      einsum.getInputs()[0] == einsum.getInputs()[1]) {
+    why = "an einsum uses the gathered tensor other than as one of two "
+          "inputs";
+    return failure();
+  }
+  if (einsum->getBlock() != gather->getBlock()) {
+    why = "an einsum user is in another block";
+    return failure();
+  }
+  auto resultType = cast<RankedTensorType>(einsum.getResult().getType());
+  if (!resultType.hasStaticShape() ||
+      llvm::any_of(einsum.getOperandTypes(), [](Type type) {
+        return !cast<RankedTensorType>(type).hasStaticShape();
+      })) {
+    why = "an einsum user has dynamic shapes";
+    return failure();
+  }
+  GatherUser info;
+  info.op = einsum;
+  info.gatheredInput = einsum.getInputs()[0] == gathered ? 0 : 1;
+  EinsumEquation equation = einsum.getParsedEquation();
+  char letter = equation.getInput(info.gatheredInput)[gather.getGatherDim()];
+  std::optional<unsigned> inOther =
+      equation.findInInput(1 - info.gatheredInput, letter);
+  std::optional<unsigned> inResult = equation.findInOutput(letter);
+  if (inOther && inResult)
+    info.kind = GatherCase::Batch;
+  else if (inOther)
+    info.kind = GatherCase::Contracting;
+  else if (inResult)
+    info.kind = GatherCase::Free;
+  else
+    info.kind = GatherCase::Reduced;
+  info.resultDim = inResult.value_or(0);
+  info.otherDim = inOther.value_or(0);
+  return info;
+}
+
+/// Splits the gather's users into the loop's einsums (the longest run of
+/// users, from the first in program order, that the loop can compute
+/// together: each an einsum it handles, none of their results read before
+/// the last of them) and the rest; fails, with the first user's reason,
+/// when that run is empty.
+FailureOr<GatherUsers> analyzeUsers(AllGatherOp gather, std::string &why) {
   Value gathered = gather.getResult();
   if (gathered.use_empty()) {
     why = "the gathered tensor has no users";
     return failure();
   }
-  for (Operation *user : gathered.getUsers()) {
-    auto einsum = dyn_cast<EinsumOp>(user);
-    if (!einsum) {
-      why = ("it also feeds '" + user->getName().getStringRef() +
-             "', not only einsums")
-                .str();
-      return failure();
+  Block *block = gather->getBlock();
+  // Users by where they are in the gather's block (a use nested in an op
+  // counts as that op's).
+  SmallVector<Operation *> ancestors;
+  for (Operation *user : gathered.getUsers())
+    if (!llvm::is_contained(ancestors, block->findAncestorOpInBlock(*user)))
+      ancestors.push_back(block->findAncestorOpInBlock(*user));
+  llvm::sort(ancestors,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  GatherUsers users;
+  for (Operation *candidate : ancestors) {
+    std::string reason;
+    FailureOr<GatherUser> user = classifyUser(gather, candidate, reason);
+    bool readEarly = llvm::any_of(users.loop, [&](const GatherUser &in) {
+      return llvm::any_of(in.op->getUsers(), [&](Operation *use) {
+        Operation *at = block->findAncestorOpInBlock(*use);
+        return at == candidate || at->isBeforeInBlock(candidate);
+      });
+    });
+    if (failed(user) || readEarly) {
+      if (users.loop.empty()) {
+        why = failed(user) ? reason
+                           : "an einsum's result is used before the last "
+                             "einsum of the gathered tensor";
+        return failure();
+      }
+      break;
     }
-    if (llvm::any_of(users,
-                     [&](const GatherUser &u) { return u.op == einsum; }) ||
-        einsum.getInputs().size() != 2 || einsum.getAcc() == gathered ||
-        einsum.getInputs()[0] == einsum.getInputs()[1]) {
-      why = "an einsum uses the gathered tensor other than as one of two "
-            "inputs";
-      return failure();
-    }
-    if (einsum->getBlock() != gather->getBlock()) {
-      why = "an einsum user is in another block";
-      return failure();
-    }
-    auto resultType = cast<RankedTensorType>(einsum.getResult().getType());
-    if (!resultType.hasStaticShape() ||
-        llvm::any_of(einsum.getOperandTypes(), [](Type type) {
-          return !cast<RankedTensorType>(type).hasStaticShape();
-        })) {
-      why = "an einsum user has dynamic shapes";
-      return failure();
-    }
-    GatherUser info;
-    info.op = einsum;
-    info.gatheredInput = einsum.getInputs()[0] == gathered ? 0 : 1;
-    EinsumEquation equation = einsum.getParsedEquation();
-    char letter = equation.getInput(info.gatheredInput)[gather.getGatherDim()];
-    std::optional<unsigned> inOther =
-        equation.findInInput(1 - info.gatheredInput, letter);
-    std::optional<unsigned> inResult = equation.findInOutput(letter);
-    if (inOther && inResult)
-      info.kind = GatherCase::Batch;
-    else if (inOther)
-      info.kind = GatherCase::Contracting;
-    else if (inResult)
-      info.kind = GatherCase::Free;
-    else
-      info.kind = GatherCase::Reduced;
-    info.resultDim = inResult.value_or(0);
-    info.otherDim = inOther.value_or(0);
-    users.push_back(info);
+    users.loop.push_back(*user);
   }
-  // Program order, so the rewritten einsums keep their relative order.
-  llvm::sort(users, [](const GatherUser &a, const GatherUser &b) {
-    return a.op->isBeforeInBlock(b.op);
-  });
+  for (OpOperand &use : gathered.getUses())
+    if (!llvm::any_of(users.loop, [&](const GatherUser &in) {
+          return in.op == use.getOwner();
+        }))
+      users.others.push_back(&use);
   return users;
 }
 
-/// The last einsum user: the loop goes right before it.
+/// The last einsum of the loop: the loop goes right before it.
 Operation *getInsertionPoint(ArrayRef<GatherUser> users) {
-  Operation *last = users.front().op;
-  for (const GatherUser &user : users)
-    if (last->isBeforeInBlock(user.op))
-      last = user.op;
-  return last;
+  return users.back().op;
+}
+
+/// Inserts `shard`, held by a chain, into the gathered tensor the loop
+/// assembles: at `offset` along the gathered dim, and in a split loop at
+/// the chain's half of the split dim.
+Value insertShard(OpBuilder &builder, Location loc, Value shard, Value gathered,
+                  unsigned gatherDim, OpFoldResult offset,
+                  std::optional<std::pair<unsigned, int64_t>> half) {
+  auto type = cast<RankedTensorType>(shard.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(type.getRank(), builder.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : type.getShape())
+    sizes.push_back(builder.getIndexAttr(size));
+  offsets[gatherDim] = offset;
+  if (half)
+    offsets[half->first] = builder.getIndexAttr(half->second);
+  return tensor::InsertSliceOp::create(builder, loc, shard, gathered, offsets,
+                                       sizes, strides);
 }
 
 /// The shards one einsum computation takes: the chain's data and where its
@@ -290,21 +353,14 @@ std::string mlir::ovl::whyNotDecomposable(AllGatherOp gather) {
   if (!gather.getInput().getType().hasStaticShape())
     return "the gathered shard has a dynamic shape";
   std::string why;
-  FailureOr<SmallVector<GatherUser>> users = analyzeUsers(gather, why);
+  FailureOr<GatherUsers> users = analyzeUsers(gather, why);
   if (failed(users))
     return why;
   if (hasEmptyTensor(gather) ||
-      llvm::any_of(*users, [](const GatherUser &user) {
+      llvm::any_of(users->loop, [](const GatherUser &user) {
         return hasEmptyTensor(user.op);
       }))
     return "a tensor of the pair is empty";
-  Operation *insertionPoint = getInsertionPoint(*users);
-  for (const GatherUser &user : *users)
-    for (Operation *use : EinsumOp(user.op).getResult().getUsers())
-      if (use->getBlock() == insertionPoint->getBlock() &&
-          !insertionPoint->isBeforeInBlock(use) && use != insertionPoint)
-        return "an einsum's result is used before the last einsum of the "
-               "gathered tensor";
   return "";
 }
 
@@ -314,7 +370,8 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   if (!whyNotDecomposable(gather).empty())
     return failure();
   std::string why;
-  SmallVector<GatherUser> users = *analyzeUsers(gather, why);
+  GatherUsers allUsers = *analyzeUsers(gather, why);
+  MutableArrayRef<GatherUser> users = allUsers.loop;
   SymbolTableCollection symbols;
   int64_t groupSize =
       *cast<CollectiveOpInterface>(gather.getOperation()).getGroupSize(symbols);
@@ -369,6 +426,15 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   auto resultIndex = [&](unsigned user, unsigned part) {
     return numChains + user * numParts + part;
   };
+  // The gathered tensor, for the other users: its shards inserted as they
+  // pass through.
+  std::optional<unsigned> assembledIndex;
+  if (!allUsers.others.empty()) {
+    assembledIndex = state.size();
+    RankedTensorType type = gather.getResult().getType();
+    state.push_back(tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                            type.getElementType()));
+  }
 
   auto emitRound = [&](OpBuilder &builder, Value round, int64_t rep,
                        ValueRange current) {
@@ -394,6 +460,17 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
       Value gathered = concatAlong(builder, loc, data, gatherDim);
       // A group's chains carry the same part.
       unsigned part = plan.chains[group.front()].part;
+      if (assembledIndex) {
+        std::optional<std::pair<unsigned, int64_t>> half;
+        if (numParts > 1)
+          half = {split->inputDim,
+                  part * cast<RankedTensorType>(data.front().getType())
+                             .getDimSize(split->inputDim)};
+        for (const HeldShard &shard : shards)
+          next[*assembledIndex] =
+              insertShard(builder, loc, shard.data, next[*assembledIndex],
+                          gatherDim, shard.offset, half);
+      }
       for (auto [u, user] : llvm::enumerate(users))
         next[resultIndex(u, part)] =
             computePartial(builder, loc, user, shardSize, shards, gathered,
@@ -412,8 +489,21 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
                      ? parts.front()
                      : concatAlong(rewriter, loc, parts, split->resultDims[u]));
   }
+  if (assembledIndex)
+    rewriter.replaceAllUsesWith(gather.getResult(), final[*assembledIndex]);
   rewriter.eraseOp(gather);
   return success();
+}
+
+SmallVector<Operation *, 2> mlir::ovl::getLoopEinsums(AllGatherOp gather) {
+  SmallVector<Operation *, 2> einsums;
+  if (!whyNotDecomposable(gather).empty())
+    return einsums;
+  std::string why;
+  GatherUsers users = *analyzeUsers(gather, why);
+  for (const GatherUser &user : users.loop)
+    einsums.push_back(user.op);
+  return einsums;
 }
 
 std::optional<unsigned> mlir::ovl::getSplitDim(AllGatherOp gather) {
@@ -421,7 +511,7 @@ std::optional<unsigned> mlir::ovl::getSplitDim(AllGatherOp gather) {
     return std::nullopt;
   std::string why;
   std::optional<SplitLayout> split =
-      findSplit(gather, *analyzeUsers(gather, why));
+      findSplit(gather, analyzeUsers(gather, why)->loop);
   if (!split)
     return std::nullopt;
   return split->inputDim;
@@ -430,15 +520,18 @@ std::optional<unsigned> mlir::ovl::getSplitDim(AllGatherOp gather) {
 /// For remarks: the case each einsum of `gather` falls in.
 std::string mlir::ovl::describeAllGatherCases(AllGatherOp gather) {
   std::string why;
-  FailureOr<SmallVector<GatherUser>> users = analyzeUsers(gather, why);
+  FailureOr<GatherUsers> users = analyzeUsers(gather, why);
   if (failed(users))
     return why;
   std::string text;
-  for (const GatherUser &user : *users) {
+  for (const GatherUser &user : users->loop) {
     if (!text.empty())
       text += "; ";
     text += describeCase(user.kind).str() +
             (user.gatheredInput ? " (rhs)" : " (lhs)");
   }
+  if (size_t others = users->others.size())
+    text += "; the gathered tensor assembled for " + std::to_string(others) +
+            (others == 1 ? " later use" : " later uses");
   return text;
 }

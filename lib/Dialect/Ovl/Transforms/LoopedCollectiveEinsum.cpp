@@ -29,10 +29,9 @@ mlir::ovl::getDecomposedEinsums(Operation *collective) {
   if (!whyNotDecomposable(collective).empty())
     return einsums;
   if (auto gather = dyn_cast<AllGatherOp>(collective))
-    llvm::append_range(einsums, gather.getResult().getUsers());
-  else
-    einsums.push_back(
-        cast<ReduceScatterOp>(collective).getInput().getDefiningOp());
+    return getLoopEinsums(gather);
+  einsums.push_back(
+      cast<ReduceScatterOp>(collective).getInput().getDefiningOp());
   return einsums;
 }
 

@@ -222,9 +222,9 @@ std::string whyNotDecomposable(ReduceScatterOp scatter);
 /// when it is a decomposable all_gather or reduce_scatter.
 std::string whyNotDecomposable(Operation *collective);
 
-/// The einsums a decomposition of `collective` rewrites with it (the users
-/// of a gather, the producer of a scatter's input); empty when it cannot be
-/// decomposed.
+/// The einsums a decomposition of `collective` rewrites with it (the
+/// gather's first users that its loop computes, see getLoopEinsums; the
+/// producer of a scatter's input); empty when it cannot be decomposed.
 SmallVector<Operation *, 2> getDecomposedEinsums(Operation *collective);
 
 /// Rewrites a decomposable `ovl.all_gather` or `ovl.reduce_scatter` into its
@@ -237,6 +237,12 @@ LogicalResult decomposeCollective(RewriterBase &rewriter, Operation *collective,
 /// getSplitDim for each kind.
 std::optional<unsigned> getSplitDim(AllGatherOp gather);
 std::optional<unsigned> getSplitDim(ReduceScatterOp scatter);
+
+/// The einsums the loop of `gather` computes: its users from the first in
+/// program order, as long as none reads another's result before the last
+/// of them; its other users read the gathered tensor the loop assembles.
+/// Empty when it cannot be decomposed.
+SmallVector<Operation *, 2> getLoopEinsums(AllGatherOp gather);
 
 /// For remarks: which of the paper's cases each einsum of `gather` is.
 std::string describeAllGatherCases(AllGatherOp gather);
