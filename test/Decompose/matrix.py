@@ -18,8 +18,9 @@ output of every device compared). Then it schedules the asynchronous
 program (ovl-schedule, bottom-up and top-down in turn from one combination
 to the next) and runs the scheduled program against the original too,
 unless the schedule left the program as it was. A few bf16 programs and the
-paper's MLPs (examples/) run too, and gathers whose tensor has users after
-its einsum (the loop assembles it for them). Exits non-zero listing every failing
+paper's MLPs (examples/) run too, gathers whose tensor has users after
+its einsum (the loop assembles it for them) and reduce-scatters of a sum of
+einsums. Exits non-zero listing every failing
 combination.
 
 Usage: matrix.py --overlap-opt BIN --overlap-run BIN --examples DIR --work DIR
@@ -188,6 +189,45 @@ def scatter_program(operand, n, layout, dtype):
     return "\n".join(lines) + "\n", "ovl.reduce_scatter"
 
 
+def scatter_sum_program(operand, n, layout):
+    """A reduce_scatter of a sum of three einsums of different equations
+    (the gradient of an input several einsums read), scattered along a
+    letter free in operand `operand` of each. f32."""
+    grid, axis = grid_decl(n, layout)
+    full = SHARD * n
+    if operand == "lhs":  # the scattered b comes from each einsum's lhs
+        terms = [("bf,fh->bh", [full, F], [F, H]),
+                 ("bg,hg->bh", [full, 3], [H, 3]),
+                 ("fb,fh->bh", [F, full], [F, H])]
+        out, dim = [full, H], 0
+    else:  # h from each rhs; b stays whole (B is even: split halves it)
+        terms = [("bf,fh->bh", [B, F], [F, full]),
+                 ("bg,hg->bh", [B, 3], [full, 3]),
+                 ("fb,fh->bh", [F, B], [F, full])]
+        out, dim = [B, full], 1
+    part = list(out)
+    part[dim] = SHARD
+    args, lines = [], [grid]
+    for i, (_, x, w) in enumerate(terms):
+        args += ["%%x%d: %s" % (i, tensor(x, "f32")),
+                 "%%w%d: %s" % (i, tensor(w, "f32"))]
+    lines.append("func.func @main(%s) -> %s {"
+                 % (", ".join(args), tensor(part, "f32")))
+    for i, (eq, x, w) in enumerate(terms):
+        lines.append("  %%e%d = ovl.einsum \"%s\" %%x%d, %%w%d : %s, %s -> %s"
+                     % (i, eq, i, i, tensor(x, "f32"), tensor(w, "f32"),
+                        tensor(out, "f32")))
+    lines += [
+        "  %%s0 = arith.addf %%e0, %%e1 : %s" % tensor(out, "f32"),
+        "  %%s1 = arith.addf %%s0, %%e2 : %s" % tensor(out, "f32"),
+        "  %%r = ovl.reduce_scatter %%s1 on @g axes [%d] dim %d : %s -> %s"
+        % (axis, dim, tensor(out, "f32"), tensor(part, "f32")),
+        "  return %%r : %s" % tensor(part, "f32"),
+        "}",
+    ]
+    return "\n".join(lines) + "\n", "ovl.reduce_scatter"
+
+
 def run_program(args, program, outputs, reference=None):
     """Runs `program` on the seeded inputs and saves every output of every
     device under `outputs`; with `reference`, also runs that program on the
@@ -346,6 +386,14 @@ def build_jobs(args):
         for variant in VARIANTS:
             if split_tested(variant, case, n):
                 jobs.append(("%s_later_n%d_%s" % (case, n, layout), source,
+                             collective, variant))
+    # Reduce-scatters of a sum of einsums: one loop carries the whole sum.
+    for operand, n, layout in itertools.product(
+            ["lhs", "rhs"], [3, 4], ["1d", "2d-axis1"]):
+        source, collective = scatter_sum_program(operand, n, layout)
+        for variant in VARIANTS:
+            if split_tested(variant, "rs", n):
+                jobs.append(("rs_sum_%s_n%d_%s" % (operand, n, layout), source,
                              collective, variant))
     # bf16 samples: bf16 products accumulated in f32, and a bf16 scatter.
     for case, operand in [("case1", "rhs"), ("case2", "lhs"), ("case3", "rhs")]:

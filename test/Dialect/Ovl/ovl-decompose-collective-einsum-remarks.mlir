@@ -132,6 +132,31 @@ func.func @scatter_of_argument(%y: tensor<3x8xf32>) -> tensor<3x2xf32> {
 
 shard.grid @ring(shape = 4)
 
+func.func @scatter_sum_with_argument(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>, %y: tensor<3x8xf32>) -> tensor<3x2xf32> {
+  %a = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  %s = arith.addf %a, %y : tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: its input does not come from an einsum or a sum of einsums}}
+  %r = ovl.reduce_scatter %s on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
+func.func @scatter_shared_sum(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>, %v: tensor<5x8xf32>) -> (tensor<3x2xf32>, tensor<3x8xf32>) {
+  %a = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  %b = ovl.einsum "bf,fh->bh" %x, %v : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
+  %s = arith.addf %a, %b : tensor<3x8xf32>
+  // expected-remark @+1 {{not decomposed: a sum of the einsums has other users}}
+  %r = ovl.reduce_scatter %s on @ring axes [0] dim 1 : tensor<3x8xf32> -> tensor<3x2xf32>
+  return %r, %s : tensor<3x2xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+shard.grid @ring(shape = 4)
+
 func.func @scatter_shared_einsum(%x: tensor<3x5xf32>, %w: tensor<5x8xf32>) -> (tensor<3x2xf32>, tensor<3x8xf32>) {
   %y = ovl.einsum "bf,fh->bh" %x, %w : tensor<3x5xf32>, tensor<5x8xf32> -> tensor<3x8xf32>
   // expected-remark @+1 {{not decomposed: the einsum's result has other users}}

@@ -508,6 +508,9 @@ private:
     std::string loop = "into a ring loop (";
     if (auto gather = dyn_cast<AllGatherOp>(op))
       loop += describeAllGatherCases(gather);
+    else if (size_t terms = candidate.einsums.size(); terms > 1)
+      loop += "einsum-reduce_scatter of a sum of " + std::to_string(terms) +
+              " einsums";
     else
       loop += "einsum-reduce_scatter";
     loop += ", " + describeLoop(candidate.loop) + ")";

@@ -25,14 +25,11 @@ std::string mlir::ovl::whyNotDecomposable(Operation *collective) {
 
 SmallVector<Operation *, 2>
 mlir::ovl::getDecomposedEinsums(Operation *collective) {
-  SmallVector<Operation *, 2> einsums;
-  if (!whyNotDecomposable(collective).empty())
-    return einsums;
   if (auto gather = dyn_cast<AllGatherOp>(collective))
     return getLoopEinsums(gather);
-  einsums.push_back(
-      cast<ReduceScatterOp>(collective).getInput().getDefiningOp());
-  return einsums;
+  if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
+    return getScatteredEinsums(scatter);
+  return {};
 }
 
 std::optional<unsigned> mlir::ovl::getSplitDim(Operation *collective) {

@@ -12,6 +12,11 @@
 // free dim and each half's partial sums travel their own way round the
 // ring, so each link direction carries half of every shard.
 //
+// The scattered tensor may be a sum of einsums (the gradient of an input
+// that several einsums read, as Q, K and V read one activation): each round
+// computes every einsum's partial result for the shard, each accumulating
+// into the last, so one loop carries the whole sum.
+//
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
@@ -30,31 +35,53 @@ using namespace mlir::ovl;
 
 namespace {
 
-/// Where the scattered letter sits in the einsum.
-struct ScatterLayout {
+/// One einsum of the scattered sum and where the scattered letter sits in
+/// it.
+struct ScatterTerm {
   EinsumOp einsum;
   /// Position of the letter in each input; at least one has it.
   std::optional<unsigned> inputDims[2];
-  /// The result dim a split loop halves, and the input and position of its
-  /// letter there (see getSplitDim); none when no dim qualifies.
-  std::optional<unsigned> splitDim;
+  /// The input holding the split letter and its position there (see
+  /// ScatterLayout::splitDim).
   unsigned splitInput = 0, splitInputDim = 0;
 };
 
-FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
-  auto einsum = scatter.getInput().getDefiningOp<EinsumOp>();
-  if (!einsum) {
-    why = "its input does not come from an einsum";
+/// The einsums whose sum is scattered, and the additions that sum them.
+struct ScatterLayout {
+  SmallVector<ScatterTerm> terms;
+  /// The additions, the one the scatter reads first.
+  SmallVector<Operation *> adds;
+  /// The result dim a split loop halves (see getSplitDim); none when no dim
+  /// qualifies in every term.
+  std::optional<unsigned> splitDim;
+};
+
+/// Collects the einsums that `value`, the scattered tensor or a part of its
+/// sum, adds up; fails with `why` on anything else.
+LogicalResult collectTerms(Value value, Block *block, ScatterLayout &layout,
+                           std::string &why) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer || !isa<EinsumOp, arith::AddFOp, arith::AddIOp>(producer)) {
+    why = "its input does not come from an einsum or a sum of einsums";
     return failure();
   }
-  if (einsum->getBlock() != scatter->getBlock()) {
+  if (producer->getBlock() != block) {
     why = "the einsum is in another block";
     return failure();
   }
-  if (!einsum.getResult().hasOneUse()) {
-    why = "the einsum's result has other users";
+  if (!value.hasOneUse()) {
+    why = isa<EinsumOp>(producer) ? "the einsum's result has other users"
+                                  : "a sum of the einsums has other users";
     return failure();
   }
+  if (!isa<EinsumOp>(producer)) {
+    layout.adds.push_back(producer);
+    for (Value operand : producer->getOperands())
+      if (failed(collectTerms(operand, block, layout, why)))
+        return failure();
+    return success();
+  }
+  auto einsum = cast<EinsumOp>(producer);
   if (einsum.getInputs().size() != 2) {
     why = "the einsum does not have two inputs";
     return failure();
@@ -69,26 +96,46 @@ FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
     why = "the einsum has dynamic shapes";
     return failure();
   }
-  EinsumEquation equation = einsum.getParsedEquation();
-  char letter = equation.getOutput()[scatter.getScatterDim()];
+  layout.terms.push_back({einsum, {}});
+  return success();
+}
+
+/// Whether the result dim `dim` can be split in `term` (its letter occurs
+/// once in the result and once in one input); records where.
+bool findSplitInput(ScatterTerm &term, unsigned dim) {
+  EinsumEquation equation = term.einsum.getParsedEquation();
+  char split = equation.getOutput()[dim];
+  if (equation.getOutput().count(split) != 1)
+    return false;
+  unsigned counts[2] = {
+      static_cast<unsigned>(equation.getInput(0).count(split)),
+      static_cast<unsigned>(equation.getInput(1).count(split))};
+  if (counts[0] + counts[1] != 1)
+    return false;
+  term.splitInput = counts[0] ? 0 : 1;
+  term.splitInputDim = *equation.findInInput(term.splitInput, split);
+  return true;
+}
+
+FailureOr<ScatterLayout> analyze(ReduceScatterOp scatter, std::string &why) {
   ScatterLayout layout;
-  layout.einsum = einsum;
-  for (unsigned i = 0; i < 2; ++i)
-    layout.inputDims[i] = equation.findInInput(i, letter);
+  if (failed(
+          collectTerms(scatter.getInput(), scatter->getBlock(), layout, why)))
+    return failure();
+  for (ScatterTerm &term : layout.terms) {
+    EinsumEquation equation = term.einsum.getParsedEquation();
+    char letter = equation.getOutput()[scatter.getScatterDim()];
+    for (unsigned i = 0; i < 2; ++i)
+      term.inputDims[i] = equation.findInInput(i, letter);
+  }
   ArrayRef<int64_t> shape = scatter.getInput().getType().getShape();
   for (unsigned dim = 0; dim < shape.size() && !layout.splitDim; ++dim) {
-    char split = equation.getOutput()[dim];
-    if (dim == scatter.getScatterDim() || shape[dim] % 2 != 0 ||
-        equation.getOutput().count(split) != 1)
+    if (dim == scatter.getScatterDim() || shape[dim] % 2 != 0)
       continue;
-    unsigned counts[2] = {
-        static_cast<unsigned>(equation.getInput(0).count(split)),
-        static_cast<unsigned>(equation.getInput(1).count(split))};
-    if (counts[0] + counts[1] != 1)
-      continue;
-    layout.splitDim = dim;
-    layout.splitInput = counts[0] ? 0 : 1;
-    layout.splitInputDim = *equation.findInInput(layout.splitInput, split);
+    if (llvm::all_of(layout.terms, [&](ScatterTerm &term) {
+          return findSplitInput(term, dim);
+        }))
+      layout.splitDim = dim;
   }
   return layout;
 }
@@ -109,51 +156,55 @@ Value takePart(OpBuilder &builder, Location loc, Value value, unsigned dim,
                       builder.getIndexAttr(part.index * size), size);
 }
 
-/// Partial sums for the shards of `targets` computed together: the einsum
-/// on the operands' slices of those shards (concatenated) accumulated into
-/// the chains' partial sums (concatenated), then split back. With no `sums`
-/// the einsum starts from zero (a fresh partial einsum per target). In a
-/// split loop, the einsum computes `part` of the result.
+/// Partial sums for the shards of `targets` computed together: each
+/// einsum of the sum on its operands' slices of those shards (concatenated),
+/// the first accumulated into the chains' partial sums (concatenated) and
+/// each next one into the last, then split back. With no `sums` the first
+/// einsum starts from zero (a fresh partial result per target). In a split
+/// loop, the einsums compute `part` of the result.
 SmallVector<Value> accumulate(OpBuilder &builder, Location loc,
                               const ScatterLayout &layout, unsigned scatterDim,
                               int64_t shardSize, ArrayRef<Value> targets,
                               ArrayRef<Value> sums, Part part) {
-  EinsumOp einsum = layout.einsum;
-  SmallVector<Value> inputs;
-  for (unsigned i = 0; i < 2; ++i) {
-    Value input = einsum.getInputs()[i];
-    if (part.count > 1 && i == layout.splitInput)
-      input = takePart(builder, loc, input, layout.splitInputDim, part);
-    if (!layout.inputDims[i]) {
-      inputs.push_back(input);
-      continue;
-    }
-    SmallVector<Value> slices;
-    for (Value offset : targets)
-      slices.push_back(extractAlong(builder, loc, input, *layout.inputDims[i],
-                                    offset, shardSize));
-    inputs.push_back(concatAlong(builder, loc, slices, *layout.inputDims[i]));
-  }
   Value acc;
-  Type type;
-  if (sums.empty()) {
-    auto full = cast<RankedTensorType>(einsum.getResult().getType());
-    SmallVector<int64_t> shape(full.getShape());
-    shape[scatterDim] = shardSize * static_cast<int64_t>(targets.size());
-    if (part.count > 1)
-      shape[*layout.splitDim] /= 2;
-    type = full.clone(shape);
-  } else {
+  if (!sums.empty())
     acc = concatAlong(builder, loc, sums, scatterDim);
-    type = acc.getType();
+  for (const ScatterTerm &term : layout.terms) {
+    EinsumOp einsum = term.einsum;
+    SmallVector<Value> inputs;
+    for (unsigned i = 0; i < 2; ++i) {
+      Value input = einsum.getInputs()[i];
+      if (part.count > 1 && i == term.splitInput)
+        input = takePart(builder, loc, input, term.splitInputDim, part);
+      if (!term.inputDims[i]) {
+        inputs.push_back(input);
+        continue;
+      }
+      SmallVector<Value> slices;
+      for (Value offset : targets)
+        slices.push_back(extractAlong(builder, loc, input, *term.inputDims[i],
+                                      offset, shardSize));
+      inputs.push_back(concatAlong(builder, loc, slices, *term.inputDims[i]));
+    }
+    Type type;
+    if (acc) {
+      type = acc.getType();
+    } else {
+      auto full = cast<RankedTensorType>(einsum.getResult().getType());
+      SmallVector<int64_t> shape(full.getShape());
+      shape[scatterDim] = shardSize * static_cast<int64_t>(targets.size());
+      if (part.count > 1)
+        shape[*layout.splitDim] /= 2;
+      type = full.clone(shape);
+    }
+    acc =
+        EinsumOp::create(builder, loc, einsum.getEquation(), inputs, type, acc);
   }
-  Value result =
-      EinsumOp::create(builder, loc, einsum.getEquation(), inputs, type, acc);
   if (targets.size() == 1)
-    return {result};
+    return {acc};
   SmallVector<Value> split;
   for (unsigned i = 0; i < targets.size(); ++i)
-    split.push_back(extractAlong(builder, loc, result, scatterDim,
+    split.push_back(extractAlong(builder, loc, acc, scatterDim,
                                  builder.getIndexAttr(i * shardSize),
                                  shardSize));
   return split;
@@ -272,10 +323,25 @@ std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {
   std::string why;
   if (failed(analyze(scatter, why)))
     return why;
+  FailureOr<ScatterLayout> layout = analyze(scatter, why);
   if (hasEmptyTensor(scatter) ||
-      hasEmptyTensor(scatter.getInput().getDefiningOp()))
+      llvm::any_of(layout->terms, [](const ScatterTerm &term) {
+        return hasEmptyTensor(term.einsum);
+      }))
     return "a tensor of the pair is empty";
   return "";
+}
+
+SmallVector<Operation *, 2>
+mlir::ovl::getScatteredEinsums(ReduceScatterOp scatter) {
+  SmallVector<Operation *, 2> einsums;
+  if (!whyNotDecomposable(scatter).empty())
+    return einsums;
+  std::string why;
+  ScatterLayout layout = *analyze(scatter, why);
+  for (const ScatterTerm &term : layout.terms)
+    einsums.push_back(term.einsum);
+  return einsums;
 }
 
 std::optional<unsigned> mlir::ovl::getSplitDim(ReduceScatterOp scatter) {
@@ -426,6 +492,9 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
                 .front();
   }
   rewriter.replaceOp(scatter, total);
-  rewriter.eraseOp(layout.einsum);
+  for (Operation *add : layout.adds)
+    rewriter.eraseOp(add);
+  for (const ScatterTerm &term : layout.terms)
+    rewriter.eraseOp(term.einsum);
   return success();
 }

@@ -224,7 +224,8 @@ std::string whyNotDecomposable(Operation *collective);
 
 /// The einsums a decomposition of `collective` rewrites with it (the
 /// gather's first users that its loop computes, see getLoopEinsums; the
-/// producer of a scatter's input); empty when it cannot be decomposed.
+/// einsums whose sum a scatter reads, see getScatteredEinsums); empty when
+/// it cannot be decomposed.
 SmallVector<Operation *, 2> getDecomposedEinsums(Operation *collective);
 
 /// Rewrites a decomposable `ovl.all_gather` or `ovl.reduce_scatter` into its
@@ -243,6 +244,11 @@ std::optional<unsigned> getSplitDim(ReduceScatterOp scatter);
 /// of them; its other users read the gathered tensor the loop assembles.
 /// Empty when it cannot be decomposed.
 SmallVector<Operation *, 2> getLoopEinsums(AllGatherOp gather);
+
+/// The einsums whose sum `scatter` reads: the producer of its input, or the
+/// einsums an addition tree (arith.addf, arith.addi) of single-use values
+/// sums up. Empty when it cannot be decomposed.
+SmallVector<Operation *, 2> getScatteredEinsums(ReduceScatterOp scatter);
 
 /// For remarks: which of the paper's cases each einsum of `gather` is.
 std::string describeAllGatherCases(AllGatherOp gather);
