@@ -4,7 +4,8 @@ distance from the lower bound.
 
 Programs: the figure 2 MLP (1-D strategy) and the figure 3 MLP (2-D
 strategy) at sizes where compute exceeds the decomposed loops'
-communication (overlap.models.mlp, python/overlap/models/mlp.py), and
+communication (overlap.models.mlp, python/overlap/models/mlp.py), their
+training steps (fig2-train, fig3-train: forward, loss, backward), and
 transformer layers of the GPT ladder (overlap.models.gpt, bf16 partial
 sums). Each runs through
 
@@ -60,6 +61,12 @@ PROGRAMS = {
                    "8192", "--hidden", "32768"], "2x2x2"),
     "fig3": (mlp, ["2d", "--mesh", "4x16", "--batch", "131072", "--model",
                    "8192", "--hidden", "32768"], "4x4x4"),
+    "fig2-train": (mlp, ["1d", "--devices", "8", "--batch", "65536",
+                         "--model", "8192", "--hidden", "32768", "--step",
+                         "train"], "2x2x2"),
+    "fig3-train": (mlp, ["2d", "--mesh", "4x16", "--batch", "131072",
+                         "--model", "8192", "--hidden", "32768", "--step",
+                         "train"], "4x4x4"),
     "gpt-32B": (gpt, ["--config", "32B", "--partials", "bf16"], "4x4x4"),
     "gpt-512B": (gpt, ["--config", "512B", "--partials", "bf16"], "8x8x16"),
     "gpt-32B-x2": (gpt, ["--config", "32B", "--partials", "bf16",
