@@ -108,7 +108,7 @@ def _config(config, mesh, seq, batch):
 
 
 def transformer_block(config="tiny", mesh=None, layers=1, partials="f32",
-                      seq=None, batch=None):
+                      seq=None, batch=None, step="forward", remat=None):
     """GPT transformer layer(s) with the paper's 2-D strategy
     (overlap.models.gpt).
 
@@ -118,13 +118,26 @@ def transformer_block(config="tiny", mesh=None, layers=1, partials="f32",
     else 128),
     seq (1024)}. `mesh`: (replica, data, model), default the config's own
     ((1, 2, 2) for tiny). `partials`: "f32" or "bf16" reduce-scattered
-    partial sums."""
+    partial sums. `step="train"`: one training step without optimizer
+    update, @gpt_layers_train (forward, loss, backward), with `remat`
+    "save" or "nothing" (default: the config's Pax policy,
+    gpt.default_remat)."""
     if partials not in ("f32", "bf16"):
         raise ValueError("partials must be f32 or bf16")
     if layers < 1:
         raise ValueError("layers must be at least 1")
+    gen = _gen()
+    if step not in ("forward", "train"):
+        raise ValueError("step must be 'forward' or 'train', got %r" % (step,))
+    if remat is not None and (step != "train" or remat not in gen.REMAT):
+        raise ValueError("remat must be None, or 'save' or 'nothing' with "
+                         "step='train', got %r" % (remat,))
     cfg = _config(config, mesh, seq, batch)
-    return _gen().Emitter(cfg, partials).program(layers)
+    if step == "train":
+        return gen.TrainEmitter(cfg, partials,
+                                remat or gen.default_remat(cfg.name)
+                                ).program(layers)
+    return gen.Emitter(cfg, partials).program(layers)
 
 
 def transformer_topology(config="tiny", mesh=None):
