@@ -25,6 +25,7 @@ import sys
 import numpy as np
 import pytest
 
+import outputs
 import overlap
 from overlap.models import gpt
 
@@ -44,7 +45,6 @@ CASES = [
     ((2, 2, 2), 1, "save"),     # a replica axis: weight gradients all-reduced
 ]
 IDS = ["%s-%dL-%s" % ("x".join(map(str, m)), l, r) for m, l, r in CASES]
-RTOL = 1e-2  # relative to the largest magnitude of the expected tensor
 
 
 def config(mesh):
@@ -290,22 +290,8 @@ def expected(case, ins, **kw):
 
 
 def mismatches(case, got, want):
-    """The outputs (device:name) that differ beyond RTOL of the expected
-    tensor's largest magnitude."""
-    bad = []
-    labels = names(case[1])
-    for d, (g_dev, w_dev) in enumerate(zip(got, want)):
-        assert len(g_dev) == len(w_dev) == len(labels)
-        for name, g, w in zip(labels, g_dev, w_dev):
-            g, w = np.asarray(g), np.asarray(w)
-            if g.shape != w.shape:
-                bad.append("%d:%s shape %s != %s" % (d, name, g.shape,
-                                                     w.shape))
-                continue
-            scale = max(float(np.max(np.abs(w))), 1e-6)
-            if np.max(np.abs(g - w)) > RTOL * scale:
-                bad.append("%d:%s" % (d, name))
-    return bad
+    """The outputs (device:name) that differ beyond RTOL (outputs.py)."""
+    return outputs.mismatches(got, want, names(case[1]))
 
 
 @pytest.fixture(scope="module", params=CASES, ids=IDS)

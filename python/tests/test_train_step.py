@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+import outputs
 import overlap
 from overlap.models import mlp
 
@@ -26,7 +27,6 @@ CASES = [
 ]
 IDS = ["1d-4", "2d-2x2", "2d-2x4"]
 OUTPUTS = ["loss", "dx", "dw1", "dw2"]
-RTOL = 1e-2  # relative to the largest magnitude of the expected tensor
 
 
 def program(case):
@@ -133,20 +133,8 @@ def expected(case, ins, **kw):
 
 
 def mismatches(got, want):
-    """Names of the outputs (device:name) that differ beyond RTOL of the
-    expected tensor's largest magnitude."""
-    bad = []
-    for d, (g_dev, w_dev) in enumerate(zip(got, want)):
-        for name, g, w in zip(OUTPUTS, g_dev, w_dev):
-            g, w = np.asarray(g), np.asarray(w)
-            if g.shape != w.shape:
-                bad.append("%d:%s shape %s != %s" % (d, name, g.shape,
-                                                     w.shape))
-                continue
-            scale = max(float(np.max(np.abs(w))), 1e-6)
-            if np.max(np.abs(g - w)) > RTOL * scale:
-                bad.append("%d:%s" % (d, name))
-    return bad
+    """The outputs (device:name) that differ beyond RTOL (outputs.py)."""
+    return outputs.mismatches(got, want, OUTPUTS)
 
 
 @pytest.fixture(scope="module", params=CASES, ids=IDS)

@@ -508,17 +508,16 @@ class Emitter:
                      tensor(act, self.partials)))
         return self.residual(h1, y, self.partials)
 
+    def weight_shapes(self):
+        """Each weight's per-device shape, by name."""
+        head = [self.dn, self.hl, self.cfg.head_dim]
+        return {"wq": head, "wk": head, "wv": head, "wo": head,
+                "w1": [self.dn, self.fl], "w2": [self.fl, self.dn]}
+
     def program(self, layers):
         c = self.cfg
         act = [self.b, self.s, self.dm]
-        wshapes = {
-            "wq": [self.dn, self.hl, c.head_dim],
-            "wk": [self.dn, self.hl, c.head_dim],
-            "wv": [self.dn, self.hl, c.head_dim],
-            "wo": [self.dn, self.hl, c.head_dim],
-            "w1": [self.dn, self.fl],
-            "w2": [self.fl, self.dn],
-        }
+        wshapes = self.weight_shapes()
         comments = {
             "wq": "[D/data, heads/model, head_dim]",
             "wk": "[D/data, heads/model, head_dim]",
@@ -966,14 +965,7 @@ class TrainEmitter(Emitter):
     def program(self, layers):
         c = self.cfg
         act = [self.b, self.s, self.dm]
-        wshapes = {
-            "wq": [self.dn, self.hl, c.head_dim],
-            "wk": [self.dn, self.hl, c.head_dim],
-            "wv": [self.dn, self.hl, c.head_dim],
-            "wo": [self.dn, self.hl, c.head_dim],
-            "w1": [self.dn, self.fl],
-            "w2": [self.fl, self.dn],
-        }
+        wshapes = self.weight_shapes()
         args = ["    %%input: %s,  // [b, s, D/model]" % tensor(act, "bf16")]
         weights = []
         results = [("tensor<f32>", "loss"),
