@@ -8,7 +8,8 @@
 // blocking time twice over (what an asynchronous form could hide behind,
 // with room for the window's other transfers; more context would not
 // change the choice, and pricing whole functions per candidate grows with
-// the square of their length). Values the window reads from elsewhere
+// the square of their length), at most kWindowSideOps ops a side. Values
+// the window reads from elsewhere
 // become function arguments; the grid is copied along. Each form is built
 // on its own copy: the collective left blocking, split into a start and a
 // done (makeCollectiveAsynchronous), or rewritten into its ring loop
@@ -146,6 +147,13 @@ static double getComputeTime(Operation *op, const CostModel &model) {
 /// of its window covers.
 static constexpr double kWindowCover = 2;
 
+/// The most ops each side of a window takes. Where compute is tiny beside
+/// the collective's latency (programs shrunk to run on a CPU), no amount of
+/// it covers the reach and the window would be the whole function, priced
+/// per form at a cost that grows with its square; the transformer layers of
+/// the GPT ladder reach their cover within 40.
+static constexpr unsigned kWindowSideOps = 48;
+
 /// The window of `collective` in its block, in program order (see the file
 /// comment); fails with `why` when its einsums are in another block.
 static FailureOr<SmallVector<Operation *>>
@@ -156,14 +164,19 @@ getWindow(Operation *collective, const MachineModel &machine,
   llvm::SetVector<Operation *> ops;
   ops.insert(collective);
   ops.insert(einsums.begin(), einsums.end());
-  // The collectives next to the einsums run with them: the loop may hide
-  // behind them once scheduled.
+  // The other collectives whose loops would take the same einsums run with
+  // them: the loop may hide behind them once scheduled. A gather the einsum
+  // only reads as a later user (a forward gather read in the backward) is
+  // not one: its loop is elsewhere, and taking it in would stretch the
+  // window over everything between.
   for (Operation *einsum : einsums) {
     for (Value input : einsum->getOperands())
-      if (Operation *producer = input.getDefiningOp<AllGatherOp>())
-        ops.insert(producer);
+      if (auto producer = input.getDefiningOp<AllGatherOp>())
+        if (llvm::is_contained(getDecomposedEinsums(producer), einsum))
+          ops.insert(producer);
     for (Operation *user : einsum->getUsers())
-      if (isa<ReduceScatterOp>(user))
+      if (isa<ReduceScatterOp>(user) &&
+          llvm::is_contained(getDecomposedEinsums(user), einsum))
         ops.insert(user);
   }
   if (llvm::any_of(ops,
@@ -200,9 +213,11 @@ getWindow(Operation *collective, const MachineModel &machine,
   };
   llvm::SmallPtrSet<Operation *, 16> inputs = {collective};
   double independent = 0, dependent = 0;
+  unsigned taken = 0;
   for (Operation *op = collective->getPrevNode(); op; op = op->getPrevNode()) {
     bool outside = op->isBeforeInBlock(first);
-    if (outside && (independent >= reach || dependent >= reach))
+    if (outside && (independent >= reach || dependent >= reach ||
+                    ++taken > kWindowSideOps))
       break;
     bool feeds = hasUserIn(op, inputs);
     if (feeds)
@@ -224,10 +239,12 @@ getWindow(Operation *collective, const MachineModel &machine,
     return uses;
   };
   independent = dependent = 0;
+  taken = 0;
   for (Operation *op = collective->getNextNode();
        op && !op->hasTrait<OpTrait::IsTerminator>(); op = op->getNextNode()) {
     bool outside = last->isBeforeInBlock(op);
-    if (outside && (independent >= reach || dependent >= reach))
+    if (outside && (independent >= reach || dependent >= reach ||
+                    ++taken > kWindowSideOps))
       break;
     bool uses = usesDependent(op);
     if (uses)
