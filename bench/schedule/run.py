@@ -13,13 +13,16 @@ sums). Each runs through
   async-only    ovl-overlap-pipeline{gate=never}: no decomposition, every
                 collective asynchronous and scheduled behind independent
                 work
-  unscheduled   ovl-decompose-collective-einsum + ovl-async-collectives,
-                no scheduler (the order the rewrite emits)
-  blocking-kept ovl-overlap-pipeline{async-collectives=false}: the paper's
-                gate, the collectives it keeps blocking
-  auto          ovl-overlap-pipeline{unroll=auto bidirectional=auto}: the
-                gate prices the loops of each candidate (unroll 1|2 x
-                bidirectional false|true|split) and builds the fastest
+  unscheduled   ovl-decompose-collective-einsum{unroll=1
+                bidirectional=false} + ovl-async-collectives, no scheduler
+                (the order the rewrite emits)
+  blocking-kept ovl-overlap-pipeline{async-collectives=false unroll=1
+                bidirectional=false}: the paper's gate, the collectives it
+                keeps blocking
+  auto          ovl-overlap-pipeline{unroll=auto bidirectional=auto} (the
+                defaults): the gate prices the loops of each candidate
+                (unroll 1|2 x bidirectional false|true|split) and builds
+                the fastest
   pipeline      ovl-overlap-pipeline{unroll, bidirectional, algorithm}
                 for unroll 1|2, bidirectional false|true|split,
                 bottom-up|top-down
@@ -115,8 +118,8 @@ def simulate(job):
     elif variant == "unscheduled":
         target = os.path.join(work, "%s.unscheduled.mlir" % name)
         run([opt, source, "-o", target, "--pass-pipeline=builtin.module("
-             "func.func(ovl-decompose-collective-einsum{%s},"
-             "ovl-async-collectives))" % machine])
+             "func.func(ovl-decompose-collective-einsum{%s unroll=1 "
+             "bidirectional=false},ovl-async-collectives))" % machine])
     elif variant == "auto":
         target = os.path.join(work, "%s.auto.mlir" % name)
         run([opt, source, "-o", target,
@@ -125,7 +128,8 @@ def simulate(job):
     elif variant == "blocking-kept":
         target = os.path.join(work, "%s.blocking-kept.mlir" % name)
         run([opt, source, "-o", target,
-             "--ovl-overlap-pipeline=%s async-collectives=false" % machine])
+             "--ovl-overlap-pipeline=%s async-collectives=false unroll=1 "
+             "bidirectional=false" % machine])
     elif variant != "baseline":
         unroll, bidi, algorithm = variant
         target = os.path.join(work, "%s.%d.%s.%s.mlir"

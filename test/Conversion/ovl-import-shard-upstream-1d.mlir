@@ -6,7 +6,7 @@
 // RUN: mlir-opt --pass-pipeline="builtin.module(func.func(sharding-propagation,shard-partition))" %s | tee %t.partitioned.mlir | FileCheck %s --check-prefix=UPSTREAM
 // RUN: overlap-opt --ovl-import-shard %t.partitioned.mlir | tee %t.ovl.mlir | FileCheck %s --check-prefix=IMPORT --implicit-check-not=shard.all_ --implicit-check-not=linalg.matmul
 // RUN: overlap-run %t.ovl.mlir --reference %overlap_src_root/examples/mlp_1d.mlir | FileCheck %s --check-prefix=EQUAL
-// RUN: overlap-opt --ovl-decompose-collective-einsum="gate=always" %t.ovl.mlir | tee %t.decomposed.mlir | FileCheck %s --check-prefix=DECOMPOSED
+// RUN: overlap-opt --ovl-decompose-collective-einsum="gate=always unroll=1 bidirectional=false" %t.ovl.mlir | tee %t.decomposed.mlir | FileCheck %s --check-prefix=DECOMPOSED
 // RUN: overlap-run %t.decomposed.mlir --reference %t.ovl.mlir | FileCheck %s --check-prefix=EQUAL
 
 // UPSTREAM-DAG: shard.all_gather %arg2 on @ring grid_axes = [0] gather_axis = 0 : tensor<16x32xf32> -> tensor<64x32xf32>

@@ -1,7 +1,7 @@
-// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true async-collectives=true}))"
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum))" | FileCheck %s
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=true gate=never}))" | FileCheck %s --check-prefix=NEVER
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false}))" | FileCheck %s --check-prefix=OFF
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true async-collectives=true unroll=1 bidirectional=false}))"
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=1 bidirectional=false}))" | FileCheck %s
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=true gate=never unroll=1 bidirectional=false}))" | FileCheck %s --check-prefix=NEVER
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false unroll=1 bidirectional=false}))" | FileCheck %s --check-prefix=OFF
 
 // With async-collectives=true the gate chooses each collective's form among
 // blocking, asynchronous (a start and a done for ovl-schedule to hide behind

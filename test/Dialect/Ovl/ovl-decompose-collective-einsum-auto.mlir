@@ -1,5 +1,7 @@
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=auto bidirectional=auto remarks=true}))" 2>&1 | FileCheck %s
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{unroll=2 bidirectional=auto remarks=true}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORCED
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{remarks=true}))" 2>&1 | FileCheck %s
+// RUN: overlap-opt %s --ovl-overlap-pipeline="remarks=true" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // unroll=auto bidirectional=auto: the gate prices the four loops of each
 // candidate and builds the fastest. The figure 2 MLP on a ring of 8: alone
@@ -9,6 +11,11 @@
 
 // CHECK: remark: decomposing all_gather along axis 0 (N=8) into a ring loop (case 1, gathered dim free (rhs), unroll 1, unidirectional): predicted {{.*}} decomposed {{.*}} (unroll 1, unidirectional; {{.*}} (unroll 1, bidirectional; {{.*}} (unroll 2, unidirectional; {{.*}} (unroll 2, bidirectional; {{.*}}; its loops beside the others: {{.*}} decomposed 36.0 ms (unroll 1, unidirectional;
 // CHECK: remark: decomposing all_gather along axis 0 (N=8) into a ring loop (case 2, gathered dim contracting (rhs), unroll 1, unidirectional): {{.*}}; beside the loops chosen: {{.*}}; its loops beside the others: {{.*}} decomposed 36.0 ms (unroll 1, unidirectional;
+// Auto is the default, of the pass and of the pipeline.
+// PIPELINE: remark: decomposing all_gather along axis 0 (N=8) into a ring loop {{.*}} decomposed {{.*}} (unroll 1, unidirectional; {{.*}} (unroll 1, bidirectional; {{.*}} (unroll 2, unidirectional; {{.*}} (unroll 2, bidirectional;
+// PIPELINE: remark: decomposing all_gather along axis 0 (N=8) into a ring loop
+// PIPELINE-COUNT-2: scf.for
+
 // CHECK-LABEL: func.func @mlp
 // CHECK-COUNT-2: scf.for
 // CHECK-NOT: tensor.concat

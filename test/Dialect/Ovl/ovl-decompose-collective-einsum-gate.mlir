@@ -1,6 +1,6 @@
-// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true}))"
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false}))" | FileCheck %s
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=never}))" | FileCheck %s --check-prefix=NEVER
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true unroll=1 bidirectional=false}))"
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false unroll=1 bidirectional=false}))" | FileCheck %s
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=never unroll=1 bidirectional=false}))" | FileCheck %s --check-prefix=NEVER
 // async-collectives=false throughout: the paper's gate, a pair decomposed or
 // left blocking (ovl-decompose-collective-einsum-async.mlir tests the
 // asynchronous alternative).

@@ -1,8 +1,8 @@
-// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true}))" 2>&1 | FileCheck %s --check-prefixes=V4
-// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true hardware=%S/Inputs/slow-chip.json}))" 2>&1 | FileCheck %s --check-prefixes=SLOW
-// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true hardware=h100-nvlink}))" 2>&1 | FileCheck %s --check-prefixes=H100
-// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true unroll=2}))" 2>&1 | FileCheck %s --check-prefixes=V4-UNROLL
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false hardware=%S/Inputs/slow-chip.json}))" | FileCheck %s --check-prefixes=SLOW-IR
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true unroll=1 bidirectional=false}))" 2>&1 | FileCheck %s --check-prefixes=V4
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true hardware=%S/Inputs/slow-chip.json unroll=1 bidirectional=false}))" 2>&1 | FileCheck %s --check-prefixes=SLOW
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true hardware=h100-nvlink unroll=1 bidirectional=false}))" 2>&1 | FileCheck %s --check-prefixes=H100
+// RUN: overlap-opt %s --split-input-file -o /dev/null --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true unroll=2 bidirectional=false}))" 2>&1 | FileCheck %s --check-prefixes=V4-UNROLL
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false hardware=%S/Inputs/slow-chip.json unroll=1 bidirectional=false}))" | FileCheck %s --check-prefixes=SLOW-IR
 // async-collectives=false throughout: the paper's gate, a pair decomposed or
 // left blocking (ovl-decompose-collective-einsum-async.mlir tests the
 // asynchronous alternative).

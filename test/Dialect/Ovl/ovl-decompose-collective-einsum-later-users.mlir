@@ -1,5 +1,5 @@
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always}))" | FileCheck %s --check-prefixes=CHECK,UNI
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split}))" | FileCheck %s --check-prefixes=CHECK,SPLIT
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=1 bidirectional=false}))" | FileCheck %s --check-prefixes=CHECK,UNI
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split unroll=1}))" | FileCheck %s --check-prefixes=CHECK,SPLIT
 
 // A gathered tensor with users after its einsum: the loop computes the
 // einsum and assembles the gathered tensor from the shards that pass

@@ -1,4 +1,4 @@
-// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true gate=always}))"
+// RUN: overlap-opt %s --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false remarks=true gate=always unroll=1 bidirectional=false}))"
 // async-collectives=false throughout: the paper's gate, a pair decomposed or
 // left blocking (ovl-decompose-collective-einsum-async.mlir tests the
 // asynchronous alternative).

@@ -1,6 +1,6 @@
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split}))" | FileCheck %s --check-prefixes=CHECK,SPLIT
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split unroll=1}))" | FileCheck %s --check-prefixes=CHECK,SPLIT
 // RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 bidirectional=split}))" | FileCheck %s --check-prefixes=CHECK,UNROLL
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split remarks=true}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK -DU=1
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split remarks=true unroll=1}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK -DU=1
 // RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 bidirectional=split remarks=true}))" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK -DU=2
 
 // Split loops (bidirectional=split): the pair is halved along a free dim and

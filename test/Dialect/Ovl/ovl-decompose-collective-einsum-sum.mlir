@@ -1,5 +1,5 @@
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always remarks=true}))" 2>&1 | FileCheck %s --check-prefixes=CHECK,UNI
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split remarks=true}))" 2>&1 | FileCheck %s --check-prefixes=CHECK,SPLIT
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always remarks=true unroll=1 bidirectional=false}))" 2>&1 | FileCheck %s --check-prefixes=CHECK,UNI
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=split remarks=true unroll=1}))" 2>&1 | FileCheck %s --check-prefixes=CHECK,SPLIT
 
 // A reduce_scatter of a sum of einsums (the gradient of an input that Q, K
 // and V read is dQ Wq + dK Wk + dV Wv): one loop whose rounds compute each

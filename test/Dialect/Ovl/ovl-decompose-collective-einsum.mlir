@@ -1,6 +1,6 @@
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always}))" | FileCheck %s --check-prefixes=CHECK,UNI
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2}))" | FileCheck %s --check-prefixes=CHECK,UNROLL
-// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=true}))" | FileCheck %s --check-prefixes=CHECK,BIDI
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=1 bidirectional=false}))" | FileCheck %s --check-prefixes=CHECK,UNI
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 bidirectional=false}))" | FileCheck %s --check-prefixes=CHECK,UNROLL
+// RUN: overlap-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always bidirectional=true unroll=1}))" | FileCheck %s --check-prefixes=CHECK,BIDI
 
 // The loop structure, slices and ring pairs of each decomposition. That the
 // results are right is checked by execution (test/Decompose/matrix.test).

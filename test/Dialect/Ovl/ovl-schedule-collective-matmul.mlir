@@ -10,19 +10,19 @@
 // the scheduled program is no slower on overlap-sim than the unscheduled
 // one.
 //
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4" | FileCheck %s
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4" | FileCheck %s
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down" | FileCheck %s
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4 algorithm=top-down" | FileCheck %s
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 bidirectional=false" | FileCheck %s
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4 bidirectional=false" | FileCheck %s
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down bidirectional=false" | FileCheck %s
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4 algorithm=top-down bidirectional=false" | FileCheck %s
 //
 // The unscheduled program's report is kept (and checked to be one); each
 // scheduled program's report goes straight into the comparison.
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=1x2x4},ovl-async-collectives))" | overlap-sim - --topology 1x2x4 --json | tee %t.async.json | FileCheck %s --check-prefix=REPORT
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4" | overlap-sim - --topology 1x2x4 --json | %python %S/Inputs/no_slower.py - %t.async.json
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down" | overlap-sim - --topology 1x2x4 --json | %python %S/Inputs/no_slower.py - %t.async.json
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=1x2x4 bidirectional=false},ovl-async-collectives))" | overlap-sim - --topology 1x2x4 --json | tee %t.async.json | FileCheck %s --check-prefix=REPORT
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 bidirectional=false" | overlap-sim - --topology 1x2x4 --json | %python %S/Inputs/no_slower.py - %t.async.json
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=1x2x4 algorithm=top-down bidirectional=false" | overlap-sim - --topology 1x2x4 --json | %python %S/Inputs/no_slower.py - %t.async.json
 //
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=4x4x4},ovl-async-collectives))" | overlap-sim - --topology 4x4x4 --json | tee %t.async4.json | FileCheck %s --check-prefix=REPORT
-// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t.async4.json
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always unroll=2 topology=4x4x4 bidirectional=false},ovl-async-collectives))" | overlap-sim - --topology 4x4x4 --json | tee %t.async4.json | FileCheck %s --check-prefix=REPORT
+// RUN: overlap-opt %s --ovl-overlap-pipeline="gate=always unroll=2 topology=4x4x4 bidirectional=false" | overlap-sim - --topology 4x4x4 --json | %python %S/Inputs/no_slower.py - %t.async4.json
 // REPORT: "step_time_s":
 
 // CHECK-LABEL: func.func @collective_matmul

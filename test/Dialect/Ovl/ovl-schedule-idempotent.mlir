@@ -4,7 +4,7 @@
 // then again.
 //
 // RUN: overlap-opt %overlap_src_root/examples/mlp_1d.mlir --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=always unroll=2 bidirectional=true},ovl-async-collectives))" -o %t.1d.mlir
-// RUN: overlap-opt %overlap_src_root/examples/mlp_2d.mlir --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=always unroll=2},ovl-async-collectives))" -o %t.2d.mlir
+// RUN: overlap-opt %overlap_src_root/examples/mlp_2d.mlir --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{async-collectives=false gate=always unroll=2 bidirectional=false},ovl-async-collectives))" -o %t.2d.mlir
 //
 // RUN: overlap-opt %t.1d.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule))" -o %t.1d.bu.once.mlir
 // RUN: overlap-opt %t.1d.bu.once.mlir --pass-pipeline="builtin.module(func.func(ovl-schedule))" -o %t.1d.bu.twice.mlir

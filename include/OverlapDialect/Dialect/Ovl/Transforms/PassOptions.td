@@ -13,21 +13,23 @@ include "mlir/Pass/PassBase.td"
 
 defvar Overlap_DecomposeOptions = [
   Option<"unroll", "unroll", "::mlir::ovl::UnrollChoice",
-         /*default=*/"::mlir::ovl::UnrollChoice::One",
-         "Ring steps per loop iteration: 1, 2, or auto (the gate prices "
-         "both for each candidate and builds the faster)",
+         /*default=*/"::mlir::ovl::UnrollChoice::Auto",
+         "Ring steps per loop iteration: 1, 2, or auto (the default: the "
+         "gate prices both for each candidate and builds the faster; 1 for "
+         "a candidate it cannot price)",
          [{::llvm::cl::values(
            clEnumValN(::mlir::ovl::UnrollChoice::One, "1", "one step"),
            clEnumValN(::mlir::ovl::UnrollChoice::Two, "2", "two steps"),
            clEnumValN(::mlir::ovl::UnrollChoice::Auto, "auto",
                       "the faster per candidate"))}]>,
   Option<"bidirectional", "bidirectional", "::mlir::ovl::DirectionChoice",
-         /*default=*/"::mlir::ovl::DirectionChoice::Unidirectional",
+         /*default=*/"::mlir::ovl::DirectionChoice::Auto",
          "Which way the ring's data goes: false (one way), true (half of "
          "the shards each way, the paper's figures 9 and 10), split (half of "
          "every shard each way, where the pair has a free dim of even size "
-         "to halve; else as true), or auto (the gate prices each for each "
-         "candidate and builds the fastest)",
+         "to halve; else as true), or auto (the default: the gate prices "
+         "each for each candidate and builds the fastest; false for a "
+         "candidate it cannot price)",
          [{::llvm::cl::values(
            clEnumValN(::mlir::ovl::DirectionChoice::Unidirectional, "false",
                       "one way round"),
