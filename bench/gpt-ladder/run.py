@@ -1,34 +1,35 @@
 #!/usr/bin/python3
 """Simulated speedup of the decomposition on the GPT ladder (TPU v4).
 
-For each config, generates one transformer layer with gen.py, makes the
-variants
+For each config, generates one transformer layer with gen.py (its forward,
+or with --step train its training step: forward, loss, backward with the
+config's rematerialisation policy), makes the variants
 
   baseline               the generated program (blocking collectives)
   async-only             ovl-overlap-pipeline{OPTS gate=never}: nothing
                          decomposed, every collective asynchronous and
                          scheduled behind independent work
-  pipeline               ovl-overlap-pipeline{OPTS}: the gate chooses each
-                         collective's form, the scheduler orders the result
-  unroll2                ... {OPTS unroll=2}
-  bidirectional          ... {OPTS bidirectional=true}
-  unroll2+bidirectional  ... {OPTS unroll=2 bidirectional=true}
-  split                  ... {OPTS bidirectional=split}: half of every
-                         shard each way round the ring
-  unroll2+split          ... {OPTS unroll=2 bidirectional=split}
-  auto                   ... {OPTS unroll=auto bidirectional=auto}: the
-                         gate builds each candidate's fastest loop
+  pipeline               ovl-overlap-pipeline{OPTS}: the defaults, the gate
+                         choosing each collective's form and each loop's
+                         variant (unroll=auto bidirectional=auto), the
+                         scheduler ordering the result
+  unroll1 ... unroll2+split
+                         ... {OPTS unroll=U bidirectional=B}: every loop
+                         forced to one variant (U 1 or 2; B false, true or
+                         split), the gate still choosing what to decompose
 
 simulates each with `overlap-sim PROGRAM --hardware HW --topology T --json`,
 prints a markdown table (step time, speedup over the baseline, FLOPS
-utilization, step time over the lower bound max(compute, communication)
-of the default pipeline and of auto,
-peak memory per device against the HBM, next to the paper's 1.14x-1.38x
-and 72% for 500B on 1024 chips) and writes results/table.md,
-results/results.json and results/speedup.png.
+utilization, the pipeline's step over the lower bound max(compute,
+communication) and over the best forced variant's, peak memory per device
+against the HBM; with --step train also the whole model's step, the layer's
+scaled by the model's layer count, and model-FLOPS utilization, 6 x params
+x tokens; next to the paper's 1.14x-1.38x and 72% for 500B on 1024 chips)
+and writes results/table.md, results/results.json and results/speedup.png
+(results/train/ with --step train).
 
-Usage: run.py [--configs 32B,64B,...] [--layers N] [--jobs N] [--trace]
-              [--results DIR] [-- extra gen.py arguments]
+Usage: run.py [--configs 32B,64B,...] [--step forward|train] [--layers N]
+              [--jobs N] [--trace] [--results DIR] [-- extra gen.py arguments]
 
 Environment (flags win):
   OVERLAP_BIN        directory of overlap-opt and overlap-sim
@@ -60,17 +61,19 @@ GEN = os.path.join(HERE, "gen.py")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from overlap.models import gpt as gen  # noqa: E402
 
+FORCED = [
+    ("unroll1", "unroll=1 bidirectional=false"),
+    ("unroll2", "unroll=2 bidirectional=false"),
+    ("bidirectional", "unroll=1 bidirectional=true"),
+    ("unroll2+bidirectional", "unroll=2 bidirectional=true"),
+    ("split", "unroll=1 bidirectional=split"),
+    ("unroll2+split", "unroll=2 bidirectional=split"),
+]
 VARIANTS = [
     ("baseline", None),
     ("async-only", "gate=never"),
     ("pipeline", ""),
-    ("unroll2", "unroll=2"),
-    ("bidirectional", "bidirectional=true"),
-    ("unroll2+bidirectional", "unroll=2 bidirectional=true"),
-    ("split", "bidirectional=split"),
-    ("unroll2+split", "unroll=2 bidirectional=split"),
-    ("auto", "unroll=auto bidirectional=auto"),
-]
+] + FORCED
 PAPER_SPEEDUP = (1.14, 1.38)
 PAPER_UTILIZATION = {"512B": 0.72}  # the paper's "500B on 1024 chips"
 
@@ -151,30 +154,60 @@ def peak(variants):
     return text
 
 
-def table(configs, results, meta):
+def best_forced(variants):
+    """The fastest forced variant: (name, report)."""
+    return min(((n, variants[n]) for n, _ in FORCED),
+               key=lambda item: item[1]["step_time_s"])
+
+
+def model_utilization(report, meta):
+    """Model FLOPS utilization: the step's model FLOPs per device
+    (2·params·tokens a forward, 6·params·tokens a training step, no
+    recomputation) over the step time at the peak rate overlap-sim's
+    utilization is relative to."""
+    peak = report["flops"] / (report["utilization"] * report["step_time_s"])
+    return meta["model_flops"] / (report["step_time_s"] * peak)
+
+
+def table(configs, results, meta, train):
     names = [v for v, _ in VARIANTS[1:]]
-    head = (["config", "chips", "grid", "topology", "baseline ms/layer",
-             "baseline util"] +
+    head = (["config", "chips", "grid", "topology"] +
+            (["remat"] if train else []) +
+            ["baseline ms/layer", "baseline util"] +
             ["%s ms (speedup, util)" % n for n in names] +
-            ["pipeline step / lower bound", "auto step / lower bound",
-             "peak GiB/device (of HBM)",
-             "paper speedup", "paper util"])
+            ["pipeline step / lower bound", "pipeline / best forced",
+             "pipeline / async-only"] +
+            (["model step s (baseline → pipeline)", "model-FLOPS util",
+              "hardware-FLOPS util"] if train else []) +
+            ["peak GiB/device (of HBM)", "paper speedup", "paper util"])
     lines = ["| " + " | ".join(head) + " |",
              "|" + "---|" * len(head)]
     for c in configs:
         base = results[c]["baseline"]
+        pipe = results[c]["pipeline"]
         row = [c, str(base["num_devices"]), meta[c]["grid"],
-               meta[c]["topology"] or base.get("topology", "?"),
-               "%.2f" % (1e3 * base["step_time_s"]), pct(base["utilization"])]
+               meta[c]["topology"] or base.get("topology", "?")]
+        if train:
+            row.append(meta[c]["remat"])
+        row += ["%.2f" % (1e3 * base["step_time_s"]), pct(base["utilization"])]
         for n in names:
             r = results[c][n]
             row.append("%.2f (%.2fx, %s)" % (1e3 * r["step_time_s"],
                                              base["step_time_s"]
                                              / r["step_time_s"],
                                              pct(r["utilization"])))
-        for n in ("pipeline", "auto"):
-            r = results[c][n]
-            row.append("%.3f" % (r["step_time_s"] / r["lower_bound_s"]))
+        row.append("%.3f" % (pipe["step_time_s"] / pipe["lower_bound_s"]))
+        name, best = best_forced(results[c])
+        row.append("%.3f (%s)" % (pipe["step_time_s"] / best["step_time_s"],
+                                  name))
+        row.append("%.3f" % (pipe["step_time_s"]
+                             / results[c]["async-only"]["step_time_s"]))
+        if train:
+            layers = meta[c]["model_layers"] / meta[c]["layers"]
+            row.append("%.2f → %.2f" % (layers * base["step_time_s"],
+                                        layers * pipe["step_time_s"]))
+            row.append(pct(model_utilization(pipe, meta[c])))
+            row.append(pct(pipe["utilization"]))
         row.append(peak(results[c]))
         row.append("%.2fx-%.2fx" % PAPER_SPEEDUP)
         row.append(pct(PAPER_UTILIZATION[c]) + " (500B, 1024 chips)"
@@ -183,7 +216,7 @@ def table(configs, results, meta):
     return "\n".join(lines) + "\n"
 
 
-def plot(configs, results, path):
+def plot(configs, results, path, train):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -206,7 +239,8 @@ def plot(configs, results, path):
     ax1.set_xticks(x, ["%s\n%d chips" % (c, results[c]["baseline"]
                                           ["num_devices"]) for c in configs])
     ax1.set_ylabel("speedup over blocking collectives")
-    ax1.set_title("Simulated step time of one layer (forward)")
+    ax1.set_title("Simulated step time of one layer (%s)"
+                  % ("training step" if train else "forward"))
     ax1.legend(fontsize=8, loc="lower right")
 
     variants = ["baseline"] + names
@@ -236,6 +270,10 @@ def main():
     parser.add_argument("--configs", default=",".join(gen.LADDER),
                         help="comma-separated (default: the whole ladder)")
     parser.add_argument("--layers", type=int, default=1)
+    parser.add_argument("--step", choices=["forward", "train"],
+                        default="forward",
+                        help="one layer's forward (default) or its training "
+                             "step (gen.py --step train)")
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--results", default=os.path.join(HERE, "results"))
     parser.add_argument("--hardware", default=os.environ.get("HARDWARE",
@@ -258,6 +296,11 @@ def main():
         if c not in gen.LADDER:
             sys.exit("run.py: unknown config %s" % c)
 
+    if args.step == "train":
+        gen_args = ["--step", "train"] + gen_args
+        if args.results == parser.get_default("results"):
+            args.results = os.path.join(args.results, "train")
+    gen_ns = gen.parse_args(gen_args)
     mlir_dir = os.path.join(args.results, "mlir")
     os.makedirs(mlir_dir, exist_ok=True)
     meta, jobs = {}, []
@@ -275,9 +318,14 @@ def main():
                 topology = args.topology
         except Failure as err:
             sys.exit("run.py: %s" % err)
-        _, _, _, _, _, mesh, _ = gen.LADDER[c]
-        meta[c] = {"grid": "%dx%d" % (mesh[1], mesh[2]),
-                   "topology": topology}
+        emitter, cfg = gen.emitter_for(c, gen_ns)
+        factor = 3 if args.step == "train" else 1
+        meta[c] = {"grid": "%dx%d" % (cfg.data, cfg.model),
+                   "topology": topology, "layers": args.layers,
+                   "model_layers": cfg.model_layers,
+                   "remat": getattr(emitter, "remat", None),
+                   "model_flops": factor * args.layers
+                   * emitter.weight_flops()}
         for variant, options in VARIANTS:
             jobs.append((c, variant, options, program, opt, sim,
                          args.hardware, topology, args.decompose_options,
@@ -298,14 +346,25 @@ def main():
             print("run.py: " + f, file=sys.stderr)
         sys.exit(1)
 
-    text = table(configs, results, meta)
-    notes = ("\nOne transformer layer, forward pass, per-device programs "
-             "from gen.py (Pax LmCloudSpmd ladder, 2-D strategy) simulated "
-             "by overlap-sim on %s; decomposition options '%s'%s. Step "
-             "times are per layer; the paper's figures are whole training "
-             "steps of its own GPT models.\n"
-             % (args.hardware, args.decompose_options,
-                "; gen.py " + " ".join(gen_args) if gen_args else ""))
+    train = args.step == "train"
+    text = table(configs, results, meta, train)
+    what = ("%d transformer layer(s), %s" %
+            (args.layers, "training step (forward, loss, backward with "
+             "the config's remat policy; no optimizer update)" if train
+             else "forward pass"))
+    notes = ("\n%s: per-device programs from gen.py (Pax LmCloudSpmd "
+             "ladder, 2-D strategy) simulated by overlap-sim on %s; "
+             "decomposition options '%s'%s. Step times are per program; "
+             "%sthe paper's figures are whole training steps of its own GPT "
+             "models.\n"
+             % (what, args.hardware, args.decompose_options,
+                "; gen.py " + " ".join(gen_args) if gen_args else "",
+                "the model's step is the program's times the model's layers "
+                "over the program's (embeddings, the loss's vocabulary "
+                "projection and the optimizer update left out); model FLOPS "
+                "count 6 x params x tokens, hardware FLOPS every einsum "
+                "simulated, the recomputed forward included; " if train
+                else ""))
     print(text + notes)
     with open(os.path.join(args.results, "table.md"), "w") as f:
         f.write(text + notes)
@@ -313,8 +372,9 @@ def main():
         json.dump({"hardware": args.hardware,
                    "decompose_options": args.decompose_options,
                    "gen_args": gen_args, "layers": args.layers,
+                   "step": args.step,
                    "meta": meta, "results": results}, f, indent=1)
-    plot(configs, results, os.path.join(args.results, "speedup.png"))
+    plot(configs, results, os.path.join(args.results, "speedup.png"), train)
     print("wrote %s/{table.md,results.json,speedup.png}" % args.results)
 
 

@@ -558,20 +558,29 @@ class Emitter:
         out.append("}")
         return "\n".join(out) + "\n"
 
+    def weight_flops(self):
+        """Per-device FLOPs of one layer's einsums with the weights in its
+        forward: 2 x its share of the layer's parameters x the tokens it
+        sees (the 2·params·tokens of model FLOPs; a training step's model
+        FLOPs are three times this, 6·params·tokens)."""
+        c = self.cfg
+        tokens = self.b * self.s
+        proj = 4 * 2 * tokens * c.d_model * self.hl * c.head_dim
+        mlp = 2 * 2 * tokens * c.d_model * self.fl
+        return proj + mlp
+
     def stats(self):
         """Per-device FLOPs of one layer (einsums, multiply-add = 2) and the
         largest tensor."""
         c = self.cfg
-        b, s, dm, D, hl, fl, h = (self.b, self.s, self.dm, c.d_model, self.hl,
-                                  self.fl, c.head_dim)
+        b, s, D, hl, fl, h = (self.b, self.s, c.d_model, self.hl, self.fl,
+                              c.head_dim)
         tokens = b * s
-        proj = 4 * 2 * tokens * D * hl * h
         core = 2 * 2 * b * hl * s * s * h
-        mlp = 2 * 2 * tokens * D * fl
         largest = max(b * hl * s * s * 4,            # f32 scores
                       tokens * D * 4,                # f32 partial sums
                       tokens * fl * 4)               # f32 hidden
-        return proj + core + mlp, largest
+        return self.weight_flops() + core, largest
 
     def header(self, layers):
         return "\n".join(self.header_lines(layers))
@@ -1056,7 +1065,7 @@ def topology(cfg):
     return None
 
 
-def main(argv=None):
+def _parser():
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1089,18 +1098,18 @@ def main(argv=None):
                         help="print the torus extents to simulate on and exit")
     parser.add_argument("--list", action="store_true",
                         help="print the ladder and exit")
-    args = parser.parse_args(argv)
+    return parser
 
-    if args.list:
-        for name, (layers, d, f, h, chips, mesh, batch) in LADDER.items():
-            print("%-6s layers %3d d_model %5d d_ff %6d heads %3d chips %4d "
-                  "mesh %s batch %d" % (name, layers, d, f, h, chips,
-                                        list(mesh), batch))
-        return
 
-    if args.layers < 1:
-        sys.exit("overlap.models.gpt: --layers must be at least 1")
-    name = args.config
+def parse_args(argv=None):
+    """The command line's arguments (`argv`: a list, default sys.argv)."""
+    return _parser().parse_args(argv)
+
+
+def make_config(name, args):
+    """The Config of ladder config (or "tiny") `name` with the overrides of
+    `args` (--mesh, --scale, --seq, --batch); exits with a message on a
+    bad one."""
     scale = args.scale
     if name == "tiny":
         mesh, model_layers = (1, 2, 2), "?"
@@ -1135,8 +1144,36 @@ def main(argv=None):
     if args.batch:
         cfg.batch = args.batch
     cfg.check()
+    return cfg
 
+
+def emitter_for(name, args):
+    """(emitter, config) of config `name` as `args` (parse_args) ask: the
+    forward's Emitter or, with --step train, the TrainEmitter with the
+    remat policy asked for or the config's."""
+    cfg = make_config(name, args)
+    if args.step == "train":
+        remat = args.remat or default_remat(cfg.name)
+        return TrainEmitter(cfg, args.partials, remat), cfg
+    if args.remat:
+        sys.exit("overlap.models.gpt: --remat needs --step train")
+    return Emitter(cfg, args.partials), cfg
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    if args.list:
+        for name, (layers, d, f, h, chips, mesh, batch) in LADDER.items():
+            print("%-6s layers %3d d_model %5d d_ff %6d heads %3d chips %4d "
+                  "mesh %s batch %d" % (name, layers, d, f, h, chips,
+                                        list(mesh), batch))
+        return
+
+    if args.layers < 1:
+        sys.exit("overlap.models.gpt: --layers must be at least 1")
     if args.print_topology:
+        cfg = make_config(args.config, args)
         topo = topology(cfg)
         if topo is None:
             sys.exit("overlap.models.gpt: no torus topology for mesh "
@@ -1144,15 +1181,8 @@ def main(argv=None):
                      % (cfg.replica, cfg.data, cfg.model))
         print(topo)
         return
-
-    if args.step == "train":
-        remat = args.remat or default_remat(cfg.name)
-        text = TrainEmitter(cfg, args.partials, remat).program(args.layers)
-    else:
-        if args.remat:
-            sys.exit("overlap.models.gpt: --remat needs --step train")
-        text = Emitter(cfg, args.partials).program(args.layers)
-    write_program(text, args.out)
+    emitter, _ = emitter_for(args.config, args)
+    write_program(emitter.program(args.layers), args.out)
 
 
 if __name__ == "__main__":
