@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -44,6 +46,10 @@ using namespace mlir;
 using namespace mlir::ovl;
 
 namespace {
+
+/// How much faster than the loops chosen one by one a forced variant must
+/// price to be built instead: less is noise of the schedule.
+constexpr double kTogetherGain = 1e-3;
 
 /// `seconds` with three significant digits in s, ms, us or ns:
 /// "1.20 ms", "450 us", "-3.07 us".
@@ -158,6 +164,19 @@ struct Candidate {
   std::optional<CollectiveEstimate> amongLoops;
 };
 
+/// A block's loops priced together (chooseLoopsTogether).
+struct BlockLoops {
+  Block *block;
+  /// The step as the loops were chosen one by one; empty when it could not
+  /// be priced, `why` says why.
+  std::optional<double> chosen;
+  std::string why;
+  /// The step with every loop that allows it forced to each variant.
+  SmallVector<std::pair<DecomposeOptions, double>> forced;
+  /// The variant built for every loop that allows it, if one was faster.
+  std::optional<DecomposeOptions> built;
+};
+
 struct OvlDecomposeCollectiveEinsumPass
     : public ovl::impl::OvlDecomposeCollectiveEinsumPassBase<
           OvlDecomposeCollectiveEinsumPass> {
@@ -198,13 +217,19 @@ struct OvlDecomposeCollectiveEinsumPass
     selectDecompositions(candidates);
     if (failed(selectBesideLoops(candidates, symbols)))
       return signalPassFailure();
+    SmallVector<BlockLoops> together;
+    if (failed(chooseLoopsTogether(candidates, symbols, together)))
+      return signalPassFailure();
     numWindowsReused += std::exchange(estimates.hits, 0);
 
     // Every remark before any rewrite: a remark may name another candidate's
     // collective, which its rewrite erases.
-    if (remarks)
+    if (remarks) {
       for (const Candidate &candidate : candidates)
         remark(candidate);
+      for (const BlockLoops &block : together)
+        remark(block);
+    }
     IRRewriter rewriter(&getContext());
     for (Candidate &candidate : candidates) {
       if (candidate.form != CollectiveForm::Decomposed)
@@ -435,6 +460,123 @@ private:
                  << stringifyCollectiveForm(candidate.form) << "\n");
     }
     return success();
+  }
+
+  /// The decompositions of `block` with their loops, each forced to
+  /// `forced` where its variants allow it.
+  static SmallVector<std::pair<Operation *, DecomposeOptions>>
+  getBlockLoops(ArrayRef<Candidate> candidates, Block *block,
+                std::optional<DecomposeOptions> forced) {
+    SmallVector<std::pair<Operation *, DecomposeOptions>> loops;
+    for (const Candidate &candidate : candidates) {
+      if (candidate.form != CollectiveForm::Decomposed ||
+          candidate.op->getBlock() != block)
+        continue;
+      DecomposeOptions loop = candidate.loop;
+      if (forced) {
+        DecomposeOptions resolved = resolveLoop(candidate.op, *forced);
+        if (llvm::is_contained(candidate.variants, resolved))
+          loop = resolved;
+      }
+      loops.push_back({candidate.op, loop});
+    }
+    return loops;
+  }
+
+  /// With gate=cost and several loop variants, prices each block's loops
+  /// together, as chosen one by one (each the fastest in its window, beside
+  /// the others' windows) and with every loop forced to each variant, and
+  /// builds the fastest: windows see a loop's neighbours, not the whole
+  /// step's (the GPT-64B training step's loops, chosen one by one, made a
+  /// step 10% slower than all of them bidirectional). A tie keeps the
+  /// loops as chosen.
+  LogicalResult chooseLoopsTogether(MutableArrayRef<Candidate> candidates,
+                                    SymbolTableCollection &symbols,
+                                    SmallVectorImpl<BlockLoops> &together) {
+    if (gate != DecomposeGate::Cost)
+      return success();
+    llvm::SetVector<Block *> blocks;
+    for (Candidate &candidate : candidates)
+      if (candidate.form == CollectiveForm::Decomposed &&
+          candidate.variants.size() > 1)
+        blocks.insert(candidate.op->getBlock());
+    for (Block *block : blocks) {
+      BlockLoops result{block, std::nullopt, "", {}, std::nullopt};
+      // The variants in the order the options list them, once each.
+      SmallVector<DecomposeOptions> variants;
+      const Candidate *first = nullptr;
+      for (const Candidate &candidate : candidates) {
+        if (candidate.form != CollectiveForm::Decomposed ||
+            candidate.op->getBlock() != block)
+          continue;
+        first = first ? first : &candidate;
+        for (const DecomposeOptions &loop : candidate.variants)
+          if (!llvm::is_contained(variants, loop))
+            variants.push_back(loop);
+      }
+      FailureOr<const MachineModel *> machine =
+          machines->getOrEmitError(first->op, symbols);
+      if (failed(machine))
+        return failure();
+      auto price = [&](std::optional<DecomposeOptions> forced) {
+        return estimateBlock(
+            block, **machine, *machines,
+            FormContext{asyncCollectives,
+                        getBlockLoops(candidates, block, forced), true},
+            result.why);
+      };
+      FailureOr<double> chosen = price(std::nullopt);
+      if (failed(chosen)) {
+        together.push_back(std::move(result));
+        continue;
+      }
+      result.chosen = *chosen;
+      double best = *chosen;
+      for (const DecomposeOptions &loop : variants) {
+        FailureOr<double> step = price(loop);
+        if (failed(step))
+          continue;
+        result.forced.push_back({loop, *step});
+        if (*step < best * (1 - kTogetherGain)) {
+          best = *step;
+          result.built = loop;
+        }
+      }
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] loops together: as chosen " << *chosen
+                 << " s, built "
+                 << (result.built ? describeLoop(*result.built) : "as chosen")
+                 << " " << best << " s\n");
+      if (result.built)
+        for (Candidate &candidate : candidates)
+          if (candidate.form == CollectiveForm::Decomposed &&
+              candidate.op->getBlock() == block) {
+            DecomposeOptions resolved =
+                resolveLoop(candidate.op, *result.built);
+            if (llvm::is_contained(candidate.variants, resolved))
+              candidate.loop = resolved;
+          }
+      together.push_back(std::move(result));
+    }
+    return success();
+  }
+
+  /// What pricing a block's loops together found.
+  void remark(const BlockLoops &loops) {
+    Operation *parent = loops.block->getParentOp();
+    if (!loops.chosen) {
+      parent->emitRemark("the loops were not priced together: ")
+          << loops.why;
+      return;
+    }
+    InFlightDiagnostic diag = parent->emitRemark("loops priced together: ");
+    diag << formatTime(*loops.chosen) << " as chosen one by one";
+    for (const auto &[loop, step] : loops.forced)
+      diag << ", " << formatTime(step) << " (all " << describeLoop(loop)
+           << ")";
+    diag << "; built "
+         << (loops.built ? "all " + describeLoop(*loops.built)
+                         : std::string("as chosen"));
   }
 
   /// Why a kept form was not priced: " as gate=never with

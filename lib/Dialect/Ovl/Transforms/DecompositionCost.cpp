@@ -61,12 +61,11 @@ struct ScratchWindow {
 };
 } // namespace
 
-/// Copies `ops` (one block's, in order, `collective` among them) with the
-/// grids of their collectives into a new module.
+/// Copies `ops` (one block's, in order, `collective` among them unless it is
+/// null) with the grids of their collectives into a new module at `loc`.
 static ScratchWindow copyWindow(Operation *collective,
-                                ArrayRef<Operation *> ops) {
-  MLIRContext *context = collective->getContext();
-  Location loc = collective->getLoc();
+                                ArrayRef<Operation *> ops, Location loc) {
+  MLIRContext *context = loc.getContext();
   ScratchWindow scratch;
   scratch.module = ModuleOp::create(loc);
   OpBuilder builder(context);
@@ -267,7 +266,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
                                const DecomposeOptions &loop,
                                const FormContext &context,
                                MachineModelCache &machines, std::string &why) {
-  IRRewriter rewriter(scratch.collective->getContext());
+  IRRewriter rewriter(scratch.func->getContext());
   Operation *collective = scratch.collective;
   // The decompositions chosen for others first: they are what the
   // collective's forms run beside. One whose einsums reach out of the
@@ -276,7 +275,9 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     if (Operation *copy = scratch.copies.lookup(other))
       if (copy != collective)
         (void)decomposeCollective(rewriter, copy, otherLoop);
-  if (form == CollectiveForm::Decomposed) {
+  if (!collective) {
+    // A whole block: no collective of its own.
+  } else if (form == CollectiveForm::Decomposed) {
     if (failed(decomposeCollective(rewriter, collective, loop))) {
       why = "the rewrite does not apply";
       return failure();
@@ -313,6 +314,29 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   return success();
 }
 
+FailureOr<double> mlir::ovl::estimateBlock(Block *block,
+                                           const MachineModel &machine,
+                                           MachineModelCache &machines,
+                                           const FormContext &context,
+                                           std::string &why) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block->without_terminator())
+    ops.push_back(&op);
+  if (ops.empty()) {
+    why = "the block is empty";
+    return failure();
+  }
+  ScratchWindow scratch = copyWindow(/*collective=*/nullptr, ops,
+                                     block->getParentOp()->getLoc());
+  if (failed(buildForm(scratch, CollectiveForm::Blocking, DecomposeOptions(),
+                       context, machines, why)))
+    return failure();
+  FailureOr<SimReport> report = price(scratch.func, machine, why);
+  if (failed(report))
+    return failure();
+  return report->stepTime;
+}
+
 StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
   switch (form) {
   case CollectiveForm::Blocking:
@@ -332,7 +356,7 @@ static std::string getCacheKey(Operation *collective,
                                ArrayRef<Operation *> window,
                                ArrayRef<DecomposeOptions> loops,
                                const FormContext &context) {
-  ScratchWindow scratch = copyWindow(collective, window);
+  ScratchWindow scratch = copyWindow(collective, window, collective->getLoc());
   std::string key;
   llvm::raw_string_ostream os(key);
   scratch.module->print(os);
@@ -375,7 +399,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   auto priceForm =
       [&](CollectiveForm form,
           const DecomposeOptions &loop) -> FailureOr<FormEstimate> {
-    ScratchWindow scratch = copyWindow(collective, *window);
+    ScratchWindow scratch = copyWindow(collective, *window, collective->getLoc());
     if (failed(buildForm(scratch, form, loop, context, machines, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);

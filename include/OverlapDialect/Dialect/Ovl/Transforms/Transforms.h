@@ -22,6 +22,7 @@
 #include <vector>
 
 namespace mlir {
+class Block;
 class OpPassManager;
 class Operation;
 class RewriterBase;
@@ -213,6 +214,16 @@ estimateCollectiveForms(Operation *collective, const MachineModel &machine,
                         ArrayRef<DecomposeOptions> loops,
                         const FormContext &context,
                         CollectiveEstimateCache *cache, std::string &why);
+
+/// The simulated step time of `block` (its ops but the terminator) on
+/// `machine`, built as the pipeline would: the collectives of
+/// `context.decomposed` decomposed as each one's loop says, the others
+/// asynchronous if `context.asyncCollectives`, then cleaned up and
+/// scheduled; the IR is left unchanged. Fails, with the reason in `why`,
+/// when the block cannot be built or priced.
+FailureOr<double> estimateBlock(Block *block, const MachineModel &machine,
+                                MachineModelCache &machines,
+                                const FormContext &context, std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
