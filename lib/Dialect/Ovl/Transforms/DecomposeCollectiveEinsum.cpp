@@ -26,12 +26,14 @@
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <list>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -171,10 +173,10 @@ struct BlockLoops {
   /// be priced, `why` says why.
   std::optional<double> chosen;
   std::string why;
-  /// The step with every loop that allows it forced to each variant.
-  SmallVector<std::pair<DecomposeOptions, double>> forced;
-  /// The variant built for every loop that allows it, if one was faster.
-  std::optional<DecomposeOptions> built;
+  /// The alternatives priced: what they build, and their step.
+  SmallVector<std::pair<std::string, double>> tried;
+  /// The alternative built, empty when the loops stay as chosen.
+  std::string built;
 };
 
 struct OvlDecomposeCollectiveEinsumPass
@@ -183,39 +185,9 @@ struct OvlDecomposeCollectiveEinsumPass
   using Base::Base;
 
   void runOnOperation() override {
-    // all_reduce has no decomposition: it is a candidate only for its
-    // asynchronous form.
-    std::vector<Candidate> candidates;
-    getOperation().walk([&](Operation *op) {
-      if (isa<AllGatherOp, ReduceScatterOp>(op) ||
-          (asyncCollectives && isa<AllReduceOp>(op))) {
-        candidates.emplace_back();
-        candidates.back().op = op;
-      }
-    });
-
     SymbolTableCollection symbols;
-    for (Candidate &candidate : candidates) {
-      Operation *op = candidate.op;
-      candidate.why = whyNotDecomposable(op);
-      candidate.einsums = getDecomposedEinsums(op);
-      candidate.variants = getLoopVariants(op, unroll, bidirectional);
-      candidate.groupSize =
-          cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
-      // Priced when the gate has a choice to make from the prices: for
-      // ordering decompositions, or between blocking and asynchronous.
-      bool priced =
-          gate == DecomposeGate::Cost
-              ? candidate.decomposable() || asyncCollectives
-              : gate == DecomposeGate::Always && candidate.decomposable();
-      if (priced && failed(estimate(candidate, symbols,
-                                    FormContext{asyncCollectives, {}, true},
-                                    candidate.estimate)))
-        return signalPassFailure();
-    }
-
-    selectDecompositions(candidates);
-    if (failed(selectBesideLoops(candidates, symbols)))
+    std::vector<Candidate> candidates;
+    if (failed(decide(unroll, bidirectional, symbols, candidates)))
       return signalPassFailure();
     SmallVector<BlockLoops> together;
     if (failed(chooseLoopsTogether(candidates, symbols, together)))
@@ -248,6 +220,44 @@ struct OvlDecomposeCollectiveEinsumPass
   }
 
 private:
+  /// The gate's decisions with loops as `loopUnroll` and `loopDirection`
+  /// allow: every candidate of the function, priced where the gate has a
+  /// choice to make, its form and loop chosen. Fails when a machine cannot
+  /// be built (an error is emitted).
+  LogicalResult decide(UnrollChoice loopUnroll, DirectionChoice loopDirection,
+                       SymbolTableCollection &symbols,
+                       std::vector<Candidate> &candidates) {
+    // all_reduce has no decomposition: it is a candidate only for its
+    // asynchronous form.
+    getOperation().walk([&](Operation *op) {
+      if (isa<AllGatherOp, ReduceScatterOp>(op) ||
+          (asyncCollectives && isa<AllReduceOp>(op))) {
+        candidates.emplace_back();
+        candidates.back().op = op;
+      }
+    });
+    for (Candidate &candidate : candidates) {
+      Operation *op = candidate.op;
+      candidate.why = whyNotDecomposable(op);
+      candidate.einsums = getDecomposedEinsums(op);
+      candidate.variants = getLoopVariants(op, loopUnroll, loopDirection);
+      candidate.groupSize =
+          cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
+      // Priced when the gate has a choice to make from the prices: for
+      // ordering decompositions, or between blocking and asynchronous.
+      bool priced =
+          gate == DecomposeGate::Cost
+              ? candidate.decomposable() || asyncCollectives
+              : gate == DecomposeGate::Always && candidate.decomposable();
+      if (priced && failed(estimate(candidate, symbols,
+                                    FormContext{asyncCollectives, {}, true},
+                                    candidate.estimate)))
+        return failure();
+    }
+    selectDecompositions(candidates);
+    return selectBesideLoops(candidates, symbols);
+  }
+
   /// The machine of the candidate's grid (built once per grid shape) and
   /// the candidate's estimate on it. Fails, with an error on the
   /// collective, when the machine cannot be built.
@@ -483,82 +493,132 @@ private:
     return loops;
   }
 
-  /// With gate=cost and several loop variants, prices each block's loops
-  /// together, as chosen one by one (each the fastest in its window, beside
-  /// the others' windows) and with every loop forced to each variant, and
-  /// builds the fastest: windows see a loop's neighbours, not the whole
-  /// step's (the GPT-64B training step's loops, chosen one by one, made a
-  /// step 10% slower than all of them bidirectional). A tie keeps the
-  /// loops as chosen.
+  /// With gate=cost and a choice of loops (unroll or bidirectional auto),
+  /// prices each block together, built as the pipeline would: its loops as
+  /// chosen one by one (each the fastest in its window, beside the others'
+  /// windows), the same loops all forced to each variant, and the gate's
+  /// whole decision made again with only that variant; builds the fastest.
+  /// Windows see a loop's neighbours, not the whole step: the GPT-64B
+  /// training step's loops, chosen one by one, made a step 10% slower than
+  /// the gate's with bidirectional loops only. A tie keeps the loops as
+  /// chosen.
   LogicalResult chooseLoopsTogether(MutableArrayRef<Candidate> candidates,
                                     SymbolTableCollection &symbols,
                                     SmallVectorImpl<BlockLoops> &together) {
-    if (gate != DecomposeGate::Cost)
+    if (gate != DecomposeGate::Cost || (unroll != UnrollChoice::Auto &&
+                                        bidirectional != DirectionChoice::Auto))
       return success();
-    llvm::SetVector<Block *> blocks;
-    for (Candidate &candidate : candidates)
-      if (candidate.form == CollectiveForm::Decomposed &&
-          candidate.variants.size() > 1)
-        blocks.insert(candidate.op->getBlock());
-    for (Block *block : blocks) {
-      BlockLoops result{block, std::nullopt, "", {}, std::nullopt};
-      // The variants in the order the options list them, once each.
-      SmallVector<DecomposeOptions> variants;
-      const Candidate *first = nullptr;
-      for (const Candidate &candidate : candidates) {
-        if (candidate.form != CollectiveForm::Decomposed ||
-            candidate.op->getBlock() != block)
-          continue;
-        first = first ? first : &candidate;
-        for (const DecomposeOptions &loop : candidate.variants)
-          if (!llvm::is_contained(variants, loop))
-            variants.push_back(loop);
-      }
+    // The blocks with a decomposable candidate, with the variants the
+    // options allow there, in the order they list them.
+    llvm::MapVector<Block *, SmallVector<DecomposeOptions>> blocks;
+    for (const Candidate &candidate : candidates) {
+      if (!candidate.decomposable() || candidate.variants.size() < 2)
+        continue;
+      SmallVector<DecomposeOptions> &variants =
+          blocks[candidate.op->getBlock()];
+      for (const DecomposeOptions &loop : candidate.variants)
+        if (!llvm::is_contained(variants, loop))
+          variants.push_back(loop);
+    }
+    // The gate's decisions with each variant alone, for the whole function.
+    std::map<std::pair<unsigned, RingLoopDirection>, std::vector<Candidate> *>
+        runs;
+    auto decideOnly =
+        [&](const DecomposeOptions &loop) -> FailureOr<std::vector<Candidate> *> {
+      auto key = std::make_pair(loop.unroll, loop.direction);
+      if (std::vector<Candidate> *known = runs[key])
+        return known;
+      std::vector<Candidate> &run = alternatives.emplace_back();
+      if (failed(decide(loop.unroll == 1 ? UnrollChoice::One
+                                         : UnrollChoice::Two,
+                        toDirectionChoice(loop.direction), symbols, run)))
+        return failure();
+      runs[key] = &run;
+      return &run;
+    };
+    for (auto &entry : blocks) {
+      Block *block = entry.first;
+      ArrayRef<DecomposeOptions> variants = entry.second;
+      BlockLoops result{block, std::nullopt, "", {}, ""};
+      const Candidate *first = llvm::find_if(candidates, [&](auto &c) {
+        return c.op->getBlock() == block;
+      });
       FailureOr<const MachineModel *> machine =
           machines->getOrEmitError(first->op, symbols);
       if (failed(machine))
         return failure();
-      auto price = [&](std::optional<DecomposeOptions> forced) {
+      auto price = [&](ArrayRef<Candidate> decided,
+                       std::optional<DecomposeOptions> forced) {
         return estimateBlock(
             block, **machine, *machines,
             FormContext{asyncCollectives,
-                        getBlockLoops(candidates, block, forced), true},
+                        getBlockLoops(decided, block, forced), true},
             result.why);
       };
-      FailureOr<double> chosen = price(std::nullopt);
+      FailureOr<double> chosen = price(candidates, std::nullopt);
       if (failed(chosen)) {
         together.push_back(std::move(result));
         continue;
       }
       result.chosen = *chosen;
       double best = *chosen;
+      std::optional<DecomposeOptions> bestForced;
+      const std::vector<Candidate> *bestRun = nullptr;
+      auto consider = [&](std::string what, double step,
+                          std::optional<DecomposeOptions> forced,
+                          const std::vector<Candidate> *run) {
+        result.tried.push_back({what, step});
+        if (step < best * (1 - kTogetherGain)) {
+          best = step;
+          result.built = what;
+          bestForced = forced;
+          bestRun = run;
+        }
+      };
       for (const DecomposeOptions &loop : variants) {
-        FailureOr<double> step = price(loop);
-        if (failed(step))
+        if (FailureOr<double> step = price(candidates, loop); succeeded(step))
+          consider("the loops chosen, all " + describeLoop(loop), *step, loop,
+                   nullptr);
+        FailureOr<std::vector<Candidate> *> run = decideOnly(loop);
+        if (failed(run))
+          return failure();
+        if (FailureOr<double> step = price(**run, std::nullopt);
+            succeeded(step))
+          consider("the gate's choice with " + describeLoop(loop) +
+                       " loops only",
+                   *step, std::nullopt, *run);
+      }
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loops together: as chosen "
+                              << *chosen << " s, built "
+                              << (result.built.empty() ? "as chosen"
+                                                       : result.built)
+                              << " " << best << " s\n");
+      for (auto [i, candidate] : llvm::enumerate(candidates)) {
+        if (candidate.op->getBlock() != block)
           continue;
-        result.forced.push_back({loop, *step});
-        if (*step < best * (1 - kTogetherGain)) {
-          best = *step;
-          result.built = loop;
+        if (bestRun) {
+          candidate = (*bestRun)[i];
+        } else if (bestForced && candidate.form == CollectiveForm::Decomposed) {
+          DecomposeOptions resolved = resolveLoop(candidate.op, *bestForced);
+          if (llvm::is_contained(candidate.variants, resolved))
+            candidate.loop = resolved;
         }
       }
-      LLVM_DEBUG(llvm::dbgs()
-                 << "[" DEBUG_TYPE "] loops together: as chosen " << *chosen
-                 << " s, built "
-                 << (result.built ? describeLoop(*result.built) : "as chosen")
-                 << " " << best << " s\n");
-      if (result.built)
-        for (Candidate &candidate : candidates)
-          if (candidate.form == CollectiveForm::Decomposed &&
-              candidate.op->getBlock() == block) {
-            DecomposeOptions resolved =
-                resolveLoop(candidate.op, *result.built);
-            if (llvm::is_contained(candidate.variants, resolved))
-              candidate.loop = resolved;
-          }
       together.push_back(std::move(result));
     }
     return success();
+  }
+
+  static DirectionChoice toDirectionChoice(RingLoopDirection direction) {
+    switch (direction) {
+    case RingLoopDirection::Unidirectional:
+      return DirectionChoice::Unidirectional;
+    case RingLoopDirection::Bidirectional:
+      return DirectionChoice::Bidirectional;
+    case RingLoopDirection::Split:
+      return DirectionChoice::Split;
+    }
+    llvm_unreachable("unknown direction");
   }
 
   /// What pricing a block's loops together found.
@@ -571,12 +631,10 @@ private:
     }
     InFlightDiagnostic diag = parent->emitRemark("loops priced together: ");
     diag << formatTime(*loops.chosen) << " as chosen one by one";
-    for (const auto &[loop, step] : loops.forced)
-      diag << ", " << formatTime(step) << " (all " << describeLoop(loop)
-           << ")";
+    for (const auto &[what, step] : loops.tried)
+      diag << ", " << formatTime(step) << " (" << what << ")";
     diag << "; built "
-         << (loops.built ? "all " + describeLoop(*loops.built)
-                         : std::string("as chosen"));
+         << (loops.built.empty() ? std::string("as chosen") : loops.built);
   }
 
   /// Why a kept form was not priced: " as gate=never with
@@ -673,6 +731,10 @@ private:
            << describeEstimate(*candidate.amongLoops);
   }
 
+  /// The gate's decisions with one loop variant only, which the
+  /// candidates of a block may be replaced with (chooseLoopsTogether);
+  /// a list, so that the candidates they outvote by keep their address.
+  std::list<std::vector<Candidate>> alternatives;
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
   /// The windows priced, for the layers that repeat them.
