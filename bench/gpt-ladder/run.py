@@ -216,7 +216,7 @@ def table(configs, results, meta, train):
     return "\n".join(lines) + "\n"
 
 
-def plot(configs, results, path, train):
+def plot(configs, results, meta, path, train):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -254,11 +254,17 @@ def plot(configs, results, path, train):
             j = configs.index(c)
             ax2.plot([j - 0.45, j + 0.45], [100 * u] * 2, color="red",
                      linewidth=2, label="paper: %d%% (500B)" % (100 * u))
+    if train:
+        ax2.plot(x, [100 * model_utilization(results[c]["pipeline"], meta[c])
+                     for c in configs], "k_", markersize=18, mew=2,
+                 label="pipeline, model FLOPs (6·params·tokens)")
     ax2.set_xticks(x, configs)
     ax2.set_ylabel("FLOPS utilization (%)")
-    ax2.set_ylim(0, 100)
-    ax2.set_title("Utilization of peak bf16 FLOP/s")
-    ax2.legend(fontsize=8)
+    ax2.set_ylim(0, 125)
+    ax2.set_yticks(range(0, 101, 20))
+    ax2.set_title("Utilization of peak bf16 FLOP/s (bars: hardware FLOPs)"
+                  if train else "Utilization of peak bf16 FLOP/s")
+    ax2.legend(fontsize=7, ncol=3, loc="upper center")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
@@ -374,7 +380,8 @@ def main():
                    "gen_args": gen_args, "layers": args.layers,
                    "step": args.step,
                    "meta": meta, "results": results}, f, indent=1)
-    plot(configs, results, os.path.join(args.results, "speedup.png"), train)
+    plot(configs, results, meta, os.path.join(args.results, "speedup.png"),
+         train)
     print("wrote %s/{table.md,results.json,speedup.png}" % args.results)
 
 
