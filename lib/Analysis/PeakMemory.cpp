@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
@@ -56,11 +57,15 @@ public:
 
   /// The peak of `block`, given the classes live on entry (`liveIn`), of
   /// which `pinned` stay live to the end; classes in `outer` are live
-  /// around the block and counted there, not here.
-  int64_t peakOf(Block &block, llvm::SetVector<Value> liveIn,
-                 const llvm::SetVector<Value> &pinned,
-                 const llvm::SetVector<Value> &outer) {
-    // The last op of the block using each class (through nested uses).
+  /// around the block and counted there, not here. Linear in the block's
+  /// ops and values (a whole model's training step is one block of tens of
+  /// thousands of ops): the live bytes are kept as a running sum and each
+  /// class leaves the live set once, at its last use.
+  int64_t peakOf(Block &block, const llvm::SetVector<Value> &liveIn,
+                 const llvm::DenseSet<Value> &pinned,
+                 const llvm::DenseSet<Value> &outer) {
+    // The last op of the block using each class (through nested uses), and
+    // the classes each op uses last.
     llvm::DenseMap<Value, Operation *> lastUse;
     for (Operation &op : block)
       op.walk([&](Operation *inner) {
@@ -70,32 +75,49 @@ public:
       });
     for (Value value : liveIn)
       lastUse.try_emplace(value, nullptr);
-    llvm::SetVector<Value> live = liveIn;
-    int64_t peak = sum(live);
+    llvm::DenseMap<Operation *, llvm::SmallVector<Value, 2>> dying;
+    for (auto [value, op] : lastUse)
+      if (op)
+        dying[op].push_back(value);
+
+    llvm::DenseSet<Value> live(liveIn.begin(), liveIn.end());
+    int64_t liveBytes = sum(liveIn);
+    int64_t peak = liveBytes;
+    auto kill = [&](Value value) {
+      if (!pinned.contains(value) && live.erase(value))
+        liveBytes -= bytesOf(value);
+    };
     for (Operation &op : block) {
       int64_t inner = 0;
-      llvm::SetVector<Value> around = outer;
-      around.insert(live.begin(), live.end());
-      for (Region &region : op.getRegions())
-        for (Block &nested : region) {
-          llvm::SetVector<Value> entry;
-          for (BlockArgument arg : nested.getArguments())
-            if (classes.contains(arg) && !around.contains(leader(arg)))
-              entry.insert(leader(arg));
-          inner = std::max(inner, peakOf(nested, entry, {}, around));
-        }
-      for (Value result : op.getResults())
-        if (classes.contains(result) && !outer.contains(leader(result)))
-          live.insert(leader(result));
-      peak = std::max(peak, sum(live) + inner);
-      LLVM_DEBUG(llvm::dbgs() << "peak-memory: " << sum(live) << " + " << inner
+      if (op.getNumRegions() != 0) {
+        llvm::DenseSet<Value> around = outer;
+        around.insert(live.begin(), live.end());
+        for (Region &region : op.getRegions())
+          for (Block &nested : region) {
+            llvm::SetVector<Value> entry;
+            for (BlockArgument arg : nested.getArguments())
+              if (classes.contains(arg) && !around.contains(leader(arg)))
+                entry.insert(leader(arg));
+            inner = std::max(inner, peakOf(nested, entry, {}, around));
+          }
+      }
+      // Results no op of the block uses die where they are made.
+      llvm::SmallVector<Value, 2> unused;
+      for (Value result : op.getResults()) {
+        if (!classes.contains(result) || outer.contains(leader(result)))
+          continue;
+        Value value = leader(result);
+        if (live.insert(value).second)
+          liveBytes += bytesOf(value);
+        if (!lastUse.contains(value))
+          unused.push_back(value);
+      }
+      peak = std::max(peak, liveBytes + inner);
+      LLVM_DEBUG(llvm::dbgs() << "peak-memory: " << liveBytes << " + " << inner
                               << " bytes at " << op.getName() << "\n");
-      live.remove_if([&](Value value) {
-        if (pinned.contains(value))
-          return false;
-        auto it = lastUse.find(value);
-        return it == lastUse.end() || it->second == &op;
-      });
+      llvm::for_each(unused, kill);
+      if (auto it = dying.find(&op); it != dying.end())
+        llvm::for_each(it->second, kill);
     }
     return peak;
   }
@@ -196,6 +218,7 @@ FailureOr<PeakMemory> mlir::ovl::estimatePeakMemory(func::FuncOp func) {
     if (isa<TensorType>(arg.getType()))
       arguments.insert(estimator.leader(arg));
   result.argumentBytes = estimator.sum(arguments);
-  result.peakBytes = estimator.peakOf(entry, arguments, arguments, {});
+  llvm::DenseSet<Value> pinned(arguments.begin(), arguments.end());
+  result.peakBytes = estimator.peakOf(entry, arguments, pinned, {});
   return result;
 }
