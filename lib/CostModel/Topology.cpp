@@ -142,8 +142,7 @@ int64_t Topology::getNumLinks() const {
   return numDevices * static_cast<int64_t>(extents.size()) * 2;
 }
 
-/// x, y, z, then d3, d4, ...
-static std::string dimensionName(int64_t dim) {
+std::string Topology::dimensionName(int64_t dim) {
   if (dim < 3)
     return std::string(1, "xyz"[dim]);
   return "d" + std::to_string(dim);

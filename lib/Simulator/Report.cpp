@@ -25,6 +25,8 @@ void mlir::ovl::writeReportJSON(const SimReport &report,
     json.attribute("hardware", report.hardware);
     json.attribute("topology", report.topology);
     json.attribute("num_devices", report.numDevices);
+    json.attribute("simulated_devices", report.simulatedDevices);
+    json.attribute("symmetry", report.symmetry);
     json.attribute("critical_device", report.criticalDevice);
     json.attribute("step_time_s", report.stepTime);
     json.attribute("compute_time_s", report.computeTime);
@@ -110,6 +112,7 @@ void mlir::ovl::printReport(const SimReport &report, llvm::raw_ostream &os) {
   line("devices", llvm::formatv("{0} (critical: device {1})", report.numDevices,
                                 report.criticalDevice)
                       .str());
+  line("symmetry", report.symmetry);
   line("step time", formatTime(report.stepTime));
   line("compute", formatTime(report.computeTime));
   line("communication", formatTime(report.commTime));

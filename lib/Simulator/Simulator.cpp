@@ -28,14 +28,45 @@
 // receive) through one hash set of keys that completed before anyone waited
 // for them.
 //
+// Simultaneous events give the same figures in any order. Rates change
+// once per instant: the events of one time settle the transfers on the
+// links they touch (their bytes moved so far, at the old rates) and mark
+// them, and the marked transfers get their new rates when the instant is
+// over, from the final counts on their links. A device's communication
+// intervals that touch are merged, whichever of the end and the next start
+// comes first, and its bytes sent are summed in fixed point. Everything
+// else a device accumulates follows its program order.
+//
+// That is what lets the simulation play one device per orbit of a
+// DeviceSymmetry. The translations of the group map the machine and the
+// program's communication onto themselves, so they map any order of the
+// events of an instant onto another order of the same events; by the
+// above, the state after every instant is then invariant under them: a
+// moved device has the same state as the device, a moved transfer the same
+// bytes and rate. The simulation keeps one device per orbit (its lowest
+// logical device) and one link per orbit of links, counting on that link
+// the parts of every played transfer whose route crosses a link of its
+// orbit, which is how many transfers cross each link of the orbit in the
+// full simulation. A played device's send to any device is the image of the
+// send into that device's representative, so messages go to
+// representatives, and every figure of the report is that of the critical
+// device's representative, bit for bit. Preconditions that fail (a
+// switch, no translation that maps the program onto itself) leave every
+// device in an orbit of its own: the brute-force simulation, which
+// SimOptions::bruteForce also asks for.
+//
 // Cost: every device step does O(1) work plus its transfers; every transfer
 // causes O(1 + transfers sharing its links) rate updates, each a heap push.
-// With links lightly shared the total is O(devices x steps x log(events in
-// the queue)), and memory is O(devices + links + transfers in flight).
+// With links lightly shared the total is O(played devices x steps x
+// log(events in the queue)), and memory is O(played devices + links +
+// transfers in flight). Finding the symmetry costs O(devices x distinct
+// communication patterns) per translation tried.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Simulator/Simulator.h"
+
+#include "OverlapDialect/Simulator/DeviceSymmetry.h"
 
 #include "ChromeTrace.h"
 
@@ -49,7 +80,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
+#include <set>
+#include <tuple>
 
 using namespace mlir::ovl;
 
@@ -147,8 +181,60 @@ struct StepInfo {
 /// The pairs of a permute by group index: whom each index sends to and
 /// receives from (-1 for nobody).
 struct PermuteTable {
+  uint32_t view = 0;
   std::vector<int64_t> targetOf;
   std::vector<int64_t> sourceOf;
+};
+
+/// Whom `logical` sends to in a collective send along `view` (`shift` =
+/// the send's shift), or receives from (`shift` = -the send's shift): the
+/// member that many group indices on, round the ring when the send
+/// `wraps`; -1 past an end of a line.
+static int64_t ringPeer(const GroupView &view, bool wraps, int64_t logical,
+                        int64_t shift) {
+  int64_t n = view.size;
+  int64_t index = view.index(logical) + shift;
+  if (wraps)
+    index = (index % n + n) % n;
+  else if (index < 0 || index >= n)
+    return -1;
+  return view.member(logical, index);
+}
+
+/// Whom `logical` sends to in a permute with `table` (or receives from,
+/// with `bySource`); -1 for nobody.
+static int64_t permutePeer(const GroupView &view, const PermuteTable &table,
+                           int64_t logical, bool bySource) {
+  int64_t index = view.index(logical);
+  int64_t peer = bySource ? table.sourceOf[index] : table.targetOf[index];
+  return peer < 0 ? -1 : view.member(logical, peer);
+}
+
+/// A way devices pick peers, which the symmetry must map onto itself: a
+/// collective send along `view` by `shift`, or permute table `permute`.
+/// Checking whom devices send to suffices: receiving is its inverse.
+struct CommPattern {
+  uint32_t view;
+  uint32_t permute;
+  int64_t shift;
+  bool wraps;
+  bool isPermute;
+
+  friend bool operator<(const CommPattern &a, const CommPattern &b) {
+    return std::tie(a.view, a.permute, a.shift, a.wraps, a.isPermute) <
+           std::tie(b.view, b.permute, b.shift, b.wraps, b.isPermute);
+  }
+};
+
+/// Orders permutes by (view, pairs) by content.
+struct PairsLess {
+  using Key = std::pair<uint32_t, llvm::ArrayRef<std::pair<int64_t, int64_t>>>;
+  bool operator()(const Key &a, const Key &b) const {
+    if (a.first != b.first)
+      return a.first < b.first;
+    return std::lexicographical_compare(a.second.begin(), a.second.end(),
+                                        b.second.begin(), b.second.end());
+  }
 };
 
 enum class DeviceState : uint8_t {
@@ -176,7 +262,12 @@ struct Waits {
   uint64_t expect[kMaxExpect] = {};
 };
 
-/// One device's progress.
+/// Bytes sent are summed in units of 2^-32 bytes, exactly, so that the sum
+/// does not depend on the order of simultaneous sends. (A power of two:
+/// scaling by it is exact.)
+constexpr double kSentUnitsPerByte = 0x1p32;
+
+/// One played device's progress.
 struct Device : Waits {
   DeviceState state = DeviceState::Running;
   uint32_t pc = 0;
@@ -186,11 +277,16 @@ struct Device : Waits {
   uint32_t firstRun = kNoRun;
   /// When the current blocking op or wait began.
   double opBegin = 0;
+  /// The current communication interval; with commDepth 0 and
+  /// commPending, it ended at commEnd and is not yet in commTime, since a
+  /// start at that very time continues it.
   double commStart = 0;
+  double commEnd = 0;
+  bool commPending = false;
   double commTime = 0;
   double computeTime = 0;
   double finish = 0;
-  double bytesSent = 0;
+  unsigned __int128 sentUnits = 0;
 };
 
 /// One device's part of a collective, blocking or asynchronous: the rounds
@@ -210,6 +306,7 @@ struct CollectiveRun : Waits {
 /// One route's part of a point-to-point transfer; the parts of one
 /// transfer share a TransferGroup.
 struct Transfer {
+  /// Played devices: the sender and the receiver's representative.
   int64_t src = 0;
   int64_t dst = 0;
   /// Keys completed at the sender (async sends only) and the receiver.
@@ -221,11 +318,15 @@ struct Transfer {
   double lastUpdate = 0;
   double fluidStart = -1;
   uint32_t version = 0;
-  uint32_t mark = 0;
   uint32_t group = 0;
   /// A send of a collective run's round, completing at the sender there.
   uint32_t run = kNoRun;
   bool blocking = false;
+  /// On its links (the fluid phase).
+  bool fluid = false;
+  /// In Simulation::dirty: its rate is due when the instant is over.
+  bool dirty = false;
+  /// The route, a link class (DeviceSymmetry::linkClassOf) per link.
   llvm::SmallVector<int64_t, 6> links;
 };
 
@@ -252,10 +353,13 @@ struct Later {
 /// Per-op exposed time: for every device when that fits in memory, else
 /// only for one chosen device (and the simulation runs twice).
 constexpr uint64_t kMaxPerDeviceStats = uint64_t(1) << 22;
+constexpr size_t kMaxCachedRoutes = size_t(1) << 20;
 constexpr uint64_t kNoKey = ~uint64_t(0);
 
 class Simulation {
 public:
+  /// `statsDevice`: the logical device whose per-op waits to keep when
+  /// they do not fit for every played device (-1: every one).
   Simulation(const SimProgram &program, const MachineModel &machine,
              const SimOptions &options, int64_t statsDevice,
              detail::TraceRecord *trace)
@@ -266,23 +370,35 @@ public:
   llvm::Error prepare();
   llvm::Error run();
   SimReport makeReport() const;
-  /// The critical device; valid after run().
-  int64_t criticalDevice() const;
   bool hasPerDeviceStats() const { return perDeviceStats; }
 
 private:
   // Preparation.
   llvm::Error stepError(size_t index, const llvm::Twine &message) const;
-  uint32_t addView(llvm::ArrayRef<int16_t> axes);
+  /// The view of the group along `axes`, one per distinct axes.
+  uint32_t getView(llvm::ArrayRef<int16_t> axes);
+  llvm::Error prepareSteps();
   llvm::Error prepareCollective(size_t index, StepInfo &info);
   llvm::Error preparePermute(size_t index, StepInfo &info);
+  /// The symmetry to play: none when asked for brute force or tracing
+  /// (the trace shows every device), else the one of the program.
+  DeviceSymmetry findSymmetry() const;
 
-  // Keys of messages: slot, device, and whether it is the sender's side.
+  /// The played device that finishes last, the first one on a tie (whose
+  /// logical device is the lowest-numbered one); valid after run().
+  int64_t criticalPlayed() const;
+
+  // Played devices: one per orbit of the symmetry.
+  int64_t logicalOf(int64_t d) const { return symmetry->representative(d); }
+  int64_t playedOf(int64_t logical) const { return symmetry->orbitOf(logical); }
+
+  // Keys of messages: slot, played device, and whether it is the sender's
+  // side.
   uint64_t recvKey(uint64_t slot, int64_t device) const {
-    return (slot * numDevices + device) * 2;
+    return (slot * numPlayed + device) * 2;
   }
   uint64_t sendKey(uint64_t slot, int64_t device) const {
-    return (slot * numDevices + device) * 2 + 1;
+    return (slot * numPlayed + device) * 2 + 1;
   }
   /// Delivered to `device` when its part of the collective at step `index`
   /// is done.
@@ -305,17 +421,13 @@ private:
   void deliverKey(int64_t d, uint64_t key, double now);
   void satisfied(int64_t d, double now);
   void finishStep(int64_t d, double now);
-  void beginComm(Device &dev, double now) {
-    if (dev.commDepth++ == 0)
-      dev.commStart = now;
-  }
-  void endComm(Device &dev, double now) {
-    if (--dev.commDepth == 0)
-      dev.commTime += now - dev.commStart;
-  }
+  void beginComm(Device &dev, double now);
+  void endComm(Device &dev, double now);
+  /// Closes the device's communication at the end of its program.
+  void finishComm(Device &dev, double now);
   void addExposed(int64_t d, uint32_t label, double begin, double now);
-  /// Whom device `d` sends to and receives from in permute `index`, as
-  /// logical devices (-1 for nobody, or for itself).
+  /// Whom played device `d` sends to and receives from in permute `index`,
+  /// as logical devices (-1 for nobody, or for itself).
   std::pair<int64_t, int64_t> permutePeers(int64_t d, size_t index) const;
 
   // Collective runs.
@@ -327,16 +439,27 @@ private:
   void finishRun(uint32_t id, double now);
 
   // Transfers.
-  void startTransfer(int64_t src, int64_t dst, double bytes, uint64_t sendKey,
-                     uint64_t recvKey, bool blocking, uint32_t run,
-                     double delay, bool tiesNegative, double now);
+  /// Played device `src` sends `bytes` to logical device `target` on
+  /// message slot `slot`.
+  void startTransfer(int64_t src, int64_t target, double bytes, uint64_t slot,
+                     bool blocking, uint32_t run, double delay,
+                     bool tiesNegative, double now);
+  /// The routes from physical device `src` to `dst` (Topology::routes) as
+  /// link classes: spans of routeLinks, routeSpans[first, second).
+  std::pair<uint32_t, uint32_t> routesBetween(int64_t src, int64_t dst,
+                                              bool tiesNegative);
   void enterFluid(uint32_t id, double now);
   void finishFluid(uint32_t id, double now);
   void completeTransfer(uint32_t id, double now);
-  /// Settles the transfers sharing a link with `id` at `now`, collecting
-  /// them in `affected`.
-  void collectAffected(uint32_t id, double now);
-  void reschedule(uint32_t id, double now, bool force);
+  /// `id` enters or leaves its links at `now`: the transfers sharing them
+  /// have moved their bytes at their old rates until now, and get new ones
+  /// when the instant is over.
+  void touchLinks(uint32_t id, double now);
+  void markDirty(uint32_t id);
+  /// The instant `now` is over: every marked transfer on its links gets
+  /// the rate of its links' final counts and, if that changed, a new
+  /// finish event.
+  void settleRates(double now);
   double rateOf(const Transfer &t) const;
 
   const SimProgram &program;
@@ -353,10 +476,22 @@ private:
   double linkBandwidth = 0;
   std::vector<StepInfo> infos;
   std::vector<GroupView> views;
+  std::map<llvm::SmallVector<int16_t, 2>, uint32_t> viewOf;
   std::vector<RoundSend> roundSends;
   std::vector<Round> rounds;
   std::vector<PermuteTable> permutes;
+  /// Permute tables by (view, pairs): programs repeat their permutes.
+  std::map<std::pair<uint32_t, llvm::ArrayRef<std::pair<int64_t, int64_t>>>,
+           uint32_t, PairsLess>
+      permuteOf;
+  /// Rounds by (kind, bytes, axes, direction) of the collective.
+  std::map<std::tuple<CollectiveKind, double, llvm::SmallVector<int16_t, 2>,
+                      RingDirection>,
+           std::pair<uint32_t, uint32_t>>
+      roundsOf;
 
+  std::optional<DeviceSymmetry> symmetry;
+  int64_t numPlayed = 0;
   std::vector<Device> devices;
   std::vector<CollectiveRun> runs;
   std::vector<uint32_t> freeRuns;
@@ -365,16 +500,27 @@ private:
   /// Per transfer group, its parts still moving.
   std::vector<uint32_t> groupParts;
   std::vector<uint32_t> freeGroups;
+  /// Routes by (source, target, ties), computed once: a device sends to
+  /// the same few peers all program long. Cleared when it holds
+  /// kMaxCachedRoutes, which only a brute-force run of a huge machine
+  /// reaches.
+  llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> routeCache;
+  std::vector<std::pair<uint32_t, uint32_t>> routeSpans;
+  std::vector<int64_t> routeLinks;
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routeScratch;
+  /// The fluid transfers on each link class, a transfer once per link of
+  /// its route in the class.
   std::vector<llvm::SmallVector<uint32_t, 2>> linkActive;
-  std::vector<uint32_t> affected;
-  uint32_t epoch = 0;
+  /// Transfers whose rate is due at the end of the instant.
+  std::vector<uint32_t> dirty;
   llvm::DenseSet<uint64_t> completed;
   std::priority_queue<Event, std::vector<Event>, Later> queue;
   uint64_t nextSeq = 0;
   int64_t events = 0;
 
-  /// Exposed seconds by (device, label), or of statsDevice by label.
+  /// Exposed seconds by (played device, label), or of statsDevice (played
+  /// as statsPlayed) by label.
+  int64_t statsPlayed = -1;
   bool perDeviceStats = false;
   std::vector<double> perDevice;
   std::vector<double> perLabel;
@@ -398,9 +544,12 @@ llvm::Error Simulation::stepError(size_t index,
                    message);
 }
 
-uint32_t Simulation::addView(llvm::ArrayRef<int16_t> axes) {
-  views.emplace_back(assignment.getGridShape(), axes);
-  return views.size() - 1;
+uint32_t Simulation::getView(llvm::ArrayRef<int16_t> axes) {
+  auto [it, inserted] = viewOf.try_emplace(
+      llvm::SmallVector<int16_t, 2>(axes.begin(), axes.end()), views.size());
+  if (inserted)
+    views.emplace_back(assignment.getGridShape(), axes);
+  return it->second;
 }
 
 static std::string describeAxes(llvm::ArrayRef<int16_t> axes) {
@@ -412,9 +561,19 @@ static std::string describeAxes(llvm::ArrayRef<int16_t> axes) {
 
 llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
   const SimStep &step = program.steps[index];
+  // Programs repeat their collectives (every layer has the same ones):
+  // one plan, and one list of rounds, serves them all, since a round's
+  // message slots are relative to its step's.
+  auto key =
+      std::make_tuple(step.collective, step.bytes,
+                      llvm::SmallVector<int16_t, 2>(step.axes), step.direction);
+  auto [known, inserted] = roundsOf.try_emplace(key, 0, 0);
+  if (!inserted) {
+    std::tie(info.roundsBegin, info.roundsEnd) = known->second;
+    return llvm::Error::success();
+  }
   CollectivePlan plan = machine.planCollective(step.collective, step.bytes,
                                                step.axes, step.direction);
-  std::map<llvm::SmallVector<int16_t, 2>, uint32_t> viewOf;
   info.roundsBegin = rounds.size();
   uint64_t slot = 1;
   for (const CollectiveRound &round : plan.rounds) {
@@ -422,18 +581,15 @@ llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
       return stepError(index, "a collective round with more sends than the "
                               "simulator tracks");
     Round played{static_cast<uint32_t>(roundSends.size()), 0, slot};
-    for (const CollectiveSend &send : round.sends) {
-      auto [it, inserted] = viewOf.try_emplace(send.axes, 0);
-      if (inserted)
-        it->second = addView(send.axes);
+    for (const CollectiveSend &send : round.sends)
       roundSends.push_back(
-          RoundSend{it->second, send.shift, send.wraps, send.bytes});
-    }
+          RoundSend{getView(send.axes), send.shift, send.wraps, send.bytes});
     played.sendsEnd = roundSends.size();
     slot += round.sends.size();
     rounds.push_back(played);
   }
   info.roundsEnd = rounds.size();
+  known->second = {info.roundsBegin, info.roundsEnd};
   return llvm::Error::success();
 }
 
@@ -444,9 +600,16 @@ llvm::Error Simulation::preparePermute(size_t index, StepInfo &info) {
                      llvm::formatv("pair list {0} does not exist; the "
                                    "program has {1}",
                                    step.pairs, program.pairLists.size()));
-  info.view = addView(step.axes);
+  info.view = getView(step.axes);
+  auto [known, inserted] = permuteOf.try_emplace(
+      std::make_pair(info.view, llvm::ArrayRef(program.pairLists[step.pairs])),
+      permutes.size());
+  info.permute = known->second;
+  if (!inserted)
+    return llvm::Error::success();
   int64_t size = views[info.view].size;
   PermuteTable table;
+  table.view = info.view;
   table.targetOf.assign(size, -1);
   table.sourceOf.assign(size, -1);
   for (auto [source, target] : program.pairLists[step.pairs]) {
@@ -466,13 +629,11 @@ llvm::Error Simulation::preparePermute(size_t index, StepInfo &info) {
     table.targetOf[source] = target;
     table.sourceOf[target] = source;
   }
-  info.permute = permutes.size();
   permutes.push_back(std::move(table));
   return llvm::Error::success();
 }
 
-llvm::Error Simulation::prepare() {
-  numDevices = assignment.getNumLogicalDevices();
+llvm::Error Simulation::prepareSteps() {
   if (program.gridShape.size() != assignment.getGridShape().size() ||
       !llvm::equal(program.gridShape, assignment.getGridShape()))
     return makeError("the program's grid shape does not match the device "
@@ -567,18 +728,54 @@ llvm::Error Simulation::prepare() {
   if (slots != 0 &&
       slots > (std::numeric_limits<uint64_t>::max() / 4) / numDevices)
     return makeError("program has too many messages to simulate");
+  return llvm::Error::success();
+}
 
-  devices.assign(numDevices, Device());
-  linkActive.resize(topology.getNumLinks());
+DeviceSymmetry Simulation::findSymmetry() const {
+  if (options.bruteForce)
+    return DeviceSymmetry::none(topology, assignment, "asked for");
+  if (trace)
+    return DeviceSymmetry::none(topology, assignment,
+                                "the trace shows every device");
+  std::set<CommPattern> distinct;
+  for (const RoundSend &send : roundSends)
+    distinct.insert(CommPattern{send.view, 0, send.shift, send.wraps,
+                                /*isPermute=*/false});
+  for (auto [i, table] : llvm::enumerate(permutes))
+    distinct.insert(CommPattern{table.view, static_cast<uint32_t>(i), 0,
+                                /*wraps=*/false, /*isPermute=*/true});
+  std::vector<CommPattern> patterns(distinct.begin(), distinct.end());
+  return DeviceSymmetry::find(
+      topology, assignment, patterns.size(),
+      [&](size_t index, int64_t logical) {
+        const CommPattern &pattern = patterns[index];
+        const GroupView &view = views[pattern.view];
+        if (pattern.isPermute)
+          return permutePeer(view, permutes[pattern.permute], logical,
+                             /*bySource=*/false);
+        return ringPeer(view, pattern.wraps, logical, pattern.shift);
+      });
+}
+
+llvm::Error Simulation::prepare() {
+  numDevices = assignment.getNumLogicalDevices();
+  if (llvm::Error err = prepareSteps())
+    return err;
+  symmetry.emplace(findSymmetry());
+  numPlayed = symmetry->getNumOrbits();
+  if (statsDevice >= 0)
+    statsPlayed = playedOf(statsDevice);
+  devices.assign(numPlayed, Device());
+  linkActive.resize(symmetry->getNumLinkClasses());
   size_t numLabels = program.labels.size();
   if (statsDevice < 0 &&
-      static_cast<uint64_t>(numDevices) * numLabels <= kMaxPerDeviceStats) {
+      static_cast<uint64_t>(numPlayed) * numLabels <= kMaxPerDeviceStats) {
     perDeviceStats = true;
-    perDevice.assign(numDevices * numLabels, 0);
+    perDevice.assign(numPlayed * numLabels, 0);
   } else {
     perLabel.assign(numLabels, 0);
   }
-  transfers.reserve(std::min<int64_t>(4 * numDevices, 1 << 20));
+  transfers.reserve(std::min<int64_t>(4 * numPlayed, 1 << 20));
   return llvm::Error::success();
 }
 
@@ -591,7 +788,7 @@ void Simulation::addExposed(int64_t d, uint32_t label, double begin,
   double seconds = now - begin;
   if (perDeviceStats)
     perDevice[d * program.labels.size() + label] += seconds;
-  else if (d == statsDevice)
+  else if (d == statsPlayed)
     perLabel[label] += seconds;
   if (trace && seconds > 0)
     trace->waits.push_back({d, label, begin, seconds});
@@ -602,10 +799,10 @@ std::pair<int64_t, int64_t> Simulation::permutePeers(int64_t d,
   const StepInfo &info = infos[index];
   const GroupView &view = views[info.view];
   const PermuteTable &table = permutes[info.permute];
-  int64_t self = view.index(d);
-  int64_t target = table.targetOf[self], source = table.sourceOf[self];
-  return {target >= 0 && target != self ? view.member(d, target) : -1,
-          source >= 0 && source != self ? view.member(d, source) : -1};
+  int64_t self = logicalOf(d);
+  int64_t target = permutePeer(view, table, self, /*bySource=*/false);
+  int64_t source = permutePeer(view, table, self, /*bySource=*/true);
+  return {target != self ? target : -1, source != self ? source : -1};
 }
 
 void Simulation::expectKey(Waits &waits, uint64_t key) {
@@ -712,7 +909,7 @@ void Simulation::advance(int64_t d, double now) {
       dev.pending = 0;
       dev.numExpect = 0;
       if (target >= 0) {
-        startTransfer(d, target, step.bytes, 0, recvKey(info.slotBase, target),
+        startTransfer(d, target, step.bytes, info.slotBase,
                       /*blocking=*/true, kNoRun, hw.collectiveLaunchOverhead,
                       /*tiesNegative=*/false, now);
         ++dev.pending;
@@ -767,11 +964,39 @@ void Simulation::advance(int64_t d, double now) {
   }
   dev.state = DeviceState::Finished;
   dev.finish = now;
-  if (dev.commDepth > 0) {
-    // Transfers started and never waited for count until the end.
-    dev.commTime += now - dev.commStart;
-    dev.commDepth = 0;
+  finishComm(dev, now);
+}
+
+void Simulation::beginComm(Device &dev, double now) {
+  if (dev.commDepth++ > 0)
+    return;
+  // An interval that ended at this very time goes on, so that the sum does
+  // not depend on whether the end or this start was played first.
+  if (dev.commPending && dev.commEnd == now) {
+    dev.commPending = false;
+    return;
   }
+  if (dev.commPending)
+    dev.commTime += dev.commEnd - dev.commStart;
+  dev.commPending = false;
+  dev.commStart = now;
+}
+
+void Simulation::endComm(Device &dev, double now) {
+  if (--dev.commDepth > 0)
+    return;
+  dev.commEnd = now;
+  dev.commPending = true;
+}
+
+void Simulation::finishComm(Device &dev, double now) {
+  // Transfers started and never waited for count until the end.
+  if (dev.commDepth > 0)
+    dev.commTime += now - dev.commStart;
+  else if (dev.commPending)
+    dev.commTime += dev.commEnd - dev.commStart;
+  dev.commDepth = 0;
+  dev.commPending = false;
 }
 
 void Simulation::startPermuteSend(int64_t d, double now) {
@@ -780,9 +1005,8 @@ void Simulation::startPermuteSend(int64_t d, double now) {
   uint64_t slot = infos[dev.pc].slotBase;
   int64_t target = permutePeers(d, dev.pc).first;
   ++dev.inFlight;
-  startTransfer(d, target, step.bytes, sendKey(slot, d), recvKey(slot, target),
-                /*blocking=*/false, kNoRun, hw.collectiveLaunchOverhead,
-                /*tiesNegative=*/false, now);
+  startTransfer(d, target, step.bytes, slot, /*blocking=*/false, kNoRun,
+                hw.collectiveLaunchOverhead, /*tiesNegative=*/false, now);
 }
 
 void Simulation::releaseSlot(int64_t d, uint64_t key, double now) {
@@ -864,24 +1088,16 @@ void Simulation::playRounds(uint32_t id, double now) {
     for (uint32_t i = round.sendsBegin; i < round.sendsEnd; ++i) {
       const RoundSend &send = roundSends[i];
       const GroupView &view = views[send.view];
-      int64_t n = view.size;
-      int64_t self = view.index(d);
+      int64_t self = logicalOf(d);
       uint64_t slot = info.slotBase + round.slotOffset + (i - round.sendsBegin);
-      auto peer = [&](int64_t index) -> int64_t {
-        if (send.wraps)
-          index = (index % n + n) % n;
-        else if (index < 0 || index >= n)
-          return -1;
-        return index == self ? -1 : view.member(d, index);
-      };
-      int64_t target = peer(self + send.shift);
-      if (target >= 0) {
-        startTransfer(d, target, send.bytes, 0, recvKey(slot, target),
-                      /*blocking=*/true, id, 0,
+      int64_t target = ringPeer(view, send.wraps, self, send.shift);
+      if (target >= 0 && target != self) {
+        startTransfer(d, target, send.bytes, slot, /*blocking=*/true, id, 0,
                       /*tiesNegative=*/send.shift < 0, now);
         ++run.pending;
       }
-      if (peer(self - send.shift) >= 0)
+      int64_t source = ringPeer(view, send.wraps, self, -send.shift);
+      if (source >= 0 && source != self)
         expectKey(run, recvKey(slot, d));
     }
     if (run.pending > 0)
@@ -923,10 +1139,9 @@ void Simulation::finishRun(uint32_t id, double now) {
 // Transfers
 //===----------------------------------------------------------------------===//
 
-void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
-                               uint64_t sendKey, uint64_t recvKey,
-                               bool blocking, uint32_t run, double delay,
-                               bool tiesNegative, double now) {
+void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
+                               uint64_t slot, bool blocking, uint32_t run,
+                               double delay, bool tiesNegative, double now) {
   uint32_t group;
   if (!freeGroups.empty()) {
     group = freeGroups.back();
@@ -935,11 +1150,13 @@ void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
     group = groupParts.size();
     groupParts.push_back(0);
   }
-  topology.routes(assignment.physical(src), assignment.physical(dst),
-                  routeScratch, tiesNegative);
-  groupParts[group] = routeScratch.size();
-  double part = bytes / static_cast<double>(routeScratch.size());
-  for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
+  int64_t dst = playedOf(target);
+  auto [spansBegin, spansEnd] =
+      routesBetween(assignment.physical(logicalOf(src)),
+                    assignment.physical(target), tiesNegative);
+  groupParts[group] = spansEnd - spansBegin;
+  double part = bytes / static_cast<double>(spansEnd - spansBegin);
+  for (uint32_t span = spansBegin; span < spansEnd; ++span) {
     uint32_t id;
     if (!freeTransfers.empty()) {
       id = freeTransfers.back();
@@ -951,23 +1168,55 @@ void Simulation::startTransfer(int64_t src, int64_t dst, double bytes,
     Transfer &t = transfers[id];
     t.src = src;
     t.dst = dst;
-    t.sendKey = sendKey;
-    t.recvKey = recvKey;
+    t.sendKey = sendKey(slot, src);
+    t.recvKey = recvKey(slot, dst);
     t.bytes = t.remaining = part;
     t.rate = 0;
     t.fluidStart = -1;
     t.blocking = blocking;
     t.run = run;
     t.group = group;
+    t.fluid = false;
+    t.dirty = false;
     ++t.version;
-    t.links.assign(route.begin(), route.end());
+    auto [linksBegin, linksEnd] = routeSpans[span];
+    t.links.assign(routeLinks.begin() + linksBegin,
+                   routeLinks.begin() + linksEnd);
     int64_t hops = topology.getKind() == InterconnectKind::Switch
                        ? 1
                        : static_cast<int64_t>(t.links.size());
-    devices[src].bytesSent += part * hops;
+    devices[src].sentUnits +=
+        static_cast<unsigned __int128>(part * hops * kSentUnitsPerByte);
     push(now + delay + hops * hw.hopLatency, EventKind::FluidStart, id,
          t.version);
   }
+}
+
+std::pair<uint32_t, uint32_t>
+Simulation::routesBetween(int64_t src, int64_t dst, bool tiesNegative) {
+  uint64_t key =
+      (static_cast<uint64_t>(src) * topology.getNumDevices() + dst) * 2 +
+      (tiesNegative ? 1 : 0);
+  auto it = routeCache.find(key);
+  if (it != routeCache.end())
+    return it->second;
+  if (routeCache.size() >= kMaxCachedRoutes) {
+    routeCache.clear();
+    routeSpans.clear();
+    routeLinks.clear();
+  }
+  topology.routes(src, dst, routeScratch, tiesNegative);
+  uint32_t begin = routeSpans.size();
+  for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
+    uint32_t linksBegin = routeLinks.size();
+    for (int64_t link : route)
+      routeLinks.push_back(symmetry->linkClassOf(link));
+    routeSpans.push_back(
+        {linksBegin, static_cast<uint32_t>(routeLinks.size())});
+  }
+  std::pair<uint32_t, uint32_t> spans(begin, routeSpans.size());
+  routeCache.try_emplace(key, spans);
+  return spans;
 }
 
 double Simulation::rateOf(const Transfer &t) const {
@@ -977,33 +1226,46 @@ double Simulation::rateOf(const Transfer &t) const {
   return rate;
 }
 
-void Simulation::collectAffected(uint32_t id, double now) {
-  ++epoch;
-  affected.clear();
+void Simulation::markDirty(uint32_t id) {
+  Transfer &t = transfers[id];
+  if (t.dirty)
+    return;
+  t.dirty = true;
+  dirty.push_back(id);
+}
+
+void Simulation::touchLinks(uint32_t id, double now) {
   for (int64_t link : transfers[id].links)
     for (uint32_t other : linkActive[link]) {
-      Transfer &t = transfers[other];
-      if (other == id || t.mark == epoch)
+      if (other == id)
         continue;
-      t.mark = epoch;
+      // Settling twice in one instant subtracts nothing the second time.
+      Transfer &t = transfers[other];
       t.remaining = std::max(0.0, t.remaining - t.rate * (now - t.lastUpdate));
       t.lastUpdate = now;
-      affected.push_back(other);
+      markDirty(other);
     }
 }
 
-void Simulation::reschedule(uint32_t id, double now, bool force) {
-  Transfer &t = transfers[id];
-  double rate = rateOf(t);
-  if (!force && rate == t.rate)
-    return;
-  t.rate = rate;
-  t.lastUpdate = now;
-  ++t.version;
-  // A link without bandwidth never finishes: the deadlock check reports
-  // whoever waits for it.
-  if (rate > 0)
-    push(now + t.remaining / rate, EventKind::Finish, id, t.version);
+void Simulation::settleRates(double now) {
+  for (uint32_t id : dirty) {
+    Transfer &t = transfers[id];
+    if (!t.dirty)
+      continue;
+    t.dirty = false;
+    if (!t.fluid)
+      continue;
+    double rate = rateOf(t);
+    if (rate == t.rate)
+      continue;
+    t.rate = rate;
+    ++t.version;
+    // A link without bandwidth never finishes: the deadlock check reports
+    // whoever waits for it.
+    if (rate > 0)
+      push(now + t.remaining / rate, EventKind::Finish, id, t.version);
+  }
+  dirty.clear();
 }
 
 void Simulation::enterFluid(uint32_t id, double now) {
@@ -1011,28 +1273,27 @@ void Simulation::enterFluid(uint32_t id, double now) {
     completeTransfer(id, now);
     return;
   }
-  collectAffected(id, now);
+  touchLinks(id, now);
   Transfer &t = transfers[id];
   t.fluidStart = now;
   t.lastUpdate = now;
+  t.fluid = true;
   for (int64_t link : t.links)
     linkActive[link].push_back(id);
-  for (uint32_t other : affected)
-    reschedule(other, now, /*force=*/false);
-  reschedule(id, now, /*force=*/true);
+  markDirty(id);
 }
 
 void Simulation::finishFluid(uint32_t id, double now) {
-  collectAffected(id, now);
-  for (int64_t link : transfers[id].links) {
+  touchLinks(id, now);
+  Transfer &t = transfers[id];
+  for (int64_t link : t.links) {
     llvm::SmallVector<uint32_t, 2> &active = linkActive[link];
     auto it = std::find(active.begin(), active.end(), id);
     assert(it != active.end() && "transfer not on its link");
     *it = active.back();
     active.pop_back();
   }
-  for (uint32_t other : affected)
-    reschedule(other, now, /*force=*/false);
+  t.fluid = false;
   completeTransfer(id, now);
 }
 
@@ -1074,10 +1335,15 @@ void Simulation::completeTransfer(uint32_t id, double now) {
 //===----------------------------------------------------------------------===//
 
 llvm::Error Simulation::run() {
-  for (int64_t d = 0; d < numDevices; ++d)
+  for (int64_t d = 0; d < numPlayed; ++d)
     advance(d, 0);
   double now = 0;
-  while (!queue.empty()) {
+  while (true) {
+    if (queue.empty() || queue.top().time != now) {
+      settleRates(now);
+      if (queue.empty())
+        break;
+    }
     Event event = queue.top();
     queue.pop();
     ++events;
@@ -1103,7 +1369,9 @@ llvm::Error Simulation::run() {
     }
   }
 
-  for (int64_t d = 0; d < numDevices; ++d) {
+  // Played devices are numbered in the order of their logical ones: the
+  // first stuck is the lowest-numbered stuck device.
+  for (int64_t d = 0; d < numPlayed; ++d) {
     const Device &dev = devices[d];
     if (dev.state == DeviceState::Finished)
       continue;
@@ -1146,15 +1414,15 @@ llvm::Error Simulation::run() {
     return makeError(llvm::formatv(
         "deadlock: no events left at t = {0} s but device {1} (physical {2}) "
         "is stuck at step {3} ({4} '{5}'), {6}",
-        at, d, assignment.physical(d), dev.pc, stringifyStepKind(step.kind),
-        program.labels[step.label], what));
+        at, logicalOf(d), assignment.physical(logicalOf(d)), dev.pc,
+        stringifyStepKind(step.kind), program.labels[step.label], what));
   }
   return llvm::Error::success();
 }
 
-int64_t Simulation::criticalDevice() const {
+int64_t Simulation::criticalPlayed() const {
   int64_t critical = 0;
-  for (int64_t d = 1; d < numDevices; ++d)
+  for (int64_t d = 1; d < numPlayed; ++d)
     if (devices[d].finish > devices[critical].finish)
       critical = d;
   return critical;
@@ -1166,9 +1434,11 @@ SimReport Simulation::makeReport() const {
   report.topology = topology.describe();
   report.hbmCapacityBytes = hw.hbmCapacity;
   report.numDevices = numDevices;
-  int64_t critical = criticalDevice();
+  report.simulatedDevices = numPlayed;
+  report.symmetry = symmetry->describe();
+  int64_t critical = criticalPlayed();
   const Device &dev = devices[critical];
-  report.criticalDevice = critical;
+  report.criticalDevice = logicalOf(critical);
   report.stepTime = dev.finish;
   report.computeTime = dev.computeTime;
   report.commTime = dev.commTime;
@@ -1177,7 +1447,7 @@ SimReport Simulation::makeReport() const {
       dev.commTime > 0
           ? std::clamp(1 - report.exposedCommTime / dev.commTime, 0.0, 1.0)
           : 1.0;
-  report.bytesSent = dev.bytesSent;
+  report.bytesSent = static_cast<double>(dev.sentUnits) / kSentUnitsPerByte;
   report.events = events;
 
   // FLOPs and per-op figures are those of the program, the same on every

@@ -9,6 +9,10 @@
 // report each, so that a script comparing many variants of a program (say
 // every order of a block) pays for one process and one parse.
 //
+// Devices that play alike are played once (Simulator.h); --brute-force
+// plays every device. --mlir-timing prints where the tool's time went:
+// parsing, building the step list, simulating, estimating peak memory.
+//
 // Exit status: 0 on success, 1 when the program cannot be simulated (a
 // located error says why), 2 on a usage error.
 //
@@ -27,6 +31,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -76,6 +81,13 @@ static cl::opt<bool> unidirectional(
     "unidirectional-collectives",
     cl::desc("Run blocking collectives as one-way rings (default: both ways)"),
     cl::cat(category));
+static cl::opt<bool> bruteForce(
+    "brute-force",
+    cl::desc("Play every device, also when devices play alike (by default "
+             "one device per orbit of the torus translations that map the "
+             "program onto itself stands for the others, with the same "
+             "report; the report's symmetry line says which was played)"),
+    cl::cat(category));
 static cl::opt<bool> jsonOutput("json", cl::desc("Print the report as JSON"),
                                 cl::cat(category));
 static cl::opt<std::string>
@@ -111,7 +123,8 @@ static mlir::FunctionOpInterface findEntry(mlir::ModuleOp module) {
 /// saying why.
 static int simulateFunction(mlir::FunctionOpInterface func,
                             mlir::ovl::MachineModelCache &machines,
-                            raw_ostream *trace, mlir::ovl::SimReport &report) {
+                            raw_ostream *trace, mlir::TimingScope &timing,
+                            mlir::ovl::SimReport &report) {
   FailureOr<SmallVector<int64_t, 4>> gridShape =
       mlir::ovl::getProgramGridShape(func);
   if (failed(gridShape))
@@ -125,21 +138,27 @@ static int simulateFunction(mlir::FunctionOpInterface func,
   if (unidirectional)
     programOptions.collectiveDirection =
         mlir::ovl::RingDirection::Unidirectional;
+  mlir::TimingScope buildTiming = timing.nest("build step list");
   FailureOr<mlir::ovl::SimProgram> program =
       mlir::ovl::buildSimProgram(func, **machine, programOptions);
+  buildTiming.stop();
   if (failed(program))
     return 1;
   mlir::ovl::SimOptions simOptions;
   simOptions.maxInFlight = maxInFlight;
   simOptions.trace = trace;
+  simOptions.bruteForce = bruteForce;
+  mlir::TimingScope simulateTiming = timing.nest("simulate");
   Expected<mlir::ovl::SimReport> simulated =
       mlir::ovl::simulate(*program, **machine, simOptions);
+  simulateTiming.stop();
   if (!simulated) {
     errs() << "overlap-sim: " << toString(simulated.takeError()) << "\n";
     return 1;
   }
   report = std::move(*simulated);
   if (auto funcOp = dyn_cast<mlir::func::FuncOp>(func.getOperation())) {
+    mlir::TimingScope peakTiming = timing.nest("peak memory");
     FailureOr<mlir::ovl::PeakMemory> peak =
         mlir::ovl::estimatePeakMemory(funcOp);
     if (failed(peak))
@@ -157,16 +176,22 @@ static int simulateFunction(mlir::FunctionOpInterface func,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "overlap-sim: simulate an ovl program on a model of an accelerator "
-      "pod\n");
+      "pod\n\n(--mlir-timing prints the time of each phase: parse, build "
+      "step list, simulate, peak memory)\n");
   if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
     errs() << "overlap-sim: --all-functions takes neither --entry nor "
               "--trace\n";
     return 2;
   }
+
+  mlir::DefaultTimingManager timingManager;
+  mlir::applyDefaultTimingManagerCLOptions(timingManager);
+  mlir::TimingScope timing = timingManager.getRootScope();
 
   mlir::DialectRegistry registry;
   overlap::registerAllDialects(registry);
@@ -182,13 +207,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  mlir::TimingScope parseTiming = timing.nest("parse");
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+  parseTiming.stop();
   if (!module)
     return 1;
   // The simulator plays one step list for all devices: they must agree.
+  mlir::TimingScope verifyTiming = timing.nest("verify collectives");
   if (failed(mlir::ovl::verifyCollectiveConsistency(*module)))
     return 1;
+  verifyTiming.stop();
 
   SmallVector<mlir::FunctionOpInterface> entries;
   if (allFunctions) {
@@ -221,8 +250,8 @@ int main(int argc, char **argv) {
     outs() << "[\n";
   for (auto [i, func] : llvm::enumerate(entries)) {
     mlir::ovl::SimReport report;
-    if (int status = simulateFunction(func, machines,
-                                      trace ? &trace->os() : nullptr, report))
+    if (int status = simulateFunction(
+            func, machines, trace ? &trace->os() : nullptr, timing, report))
       return status;
     if (!allFunctions) {
       if (jsonOutput) {

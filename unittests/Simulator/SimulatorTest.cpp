@@ -936,14 +936,30 @@ TEST(SimulatorTest, ReportJSONHasEveryField) {
   ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
   const llvm::json::Object *object = parsed->getAsObject();
   ASSERT_TRUE(object);
-  for (llvm::StringRef key :
-       {"step_time_s", "compute_time_s", "comm_time_s", "exposed_comm_time_s",
-        "overlap_fraction", "lower_bound_s", "flops", "flops_per_second",
-        "utilization", "bytes_sent", "num_devices", "critical_device",
-        "hardware", "topology", "events", "peak_memory_bytes",
-        "hbm_capacity_bytes", "fits_in_memory", "ops"})
+  const char *const keys[] = {"step_time_s",
+                              "compute_time_s",
+                              "comm_time_s",
+                              "exposed_comm_time_s",
+                              "overlap_fraction",
+                              "lower_bound_s",
+                              "flops",
+                              "flops_per_second",
+                              "utilization",
+                              "bytes_sent",
+                              "num_devices",
+                              "simulated_devices",
+                              "symmetry",
+                              "critical_device",
+                              "hardware",
+                              "topology",
+                              "events",
+                              "peak_memory_bytes",
+                              "hbm_capacity_bytes",
+                              "fits_in_memory",
+                              "ops"};
+  for (llvm::StringRef key : keys)
     EXPECT_TRUE(object->get(key)) << key.str();
-  EXPECT_EQ(object->size(), 19u);
+  EXPECT_EQ(object->size(), std::size(keys));
   // The simulator plays time, not memory: the caller fills the peak; the
   // test machine's HBM is unknown.
   EXPECT_EQ(object->get("peak_memory_bytes")->kind(), llvm::json::Value::Null);
@@ -956,6 +972,8 @@ TEST(SimulatorTest, ReportJSONHasEveryField) {
   EXPECT_EQ(object->getNumber("step_time_s"), report.stepTime);
   EXPECT_EQ(object->getNumber("exposed_comm_time_s"), report.exposedCommTime);
   EXPECT_EQ(object->getInteger("num_devices"), 4);
+  EXPECT_EQ(object->getInteger("simulated_devices"), report.simulatedDevices);
+  EXPECT_EQ(object->getString("symmetry"), report.symmetry);
   EXPECT_EQ(object->getString("hardware"), "test-torus");
   EXPECT_EQ(object->getString("topology"), "4 torus");
   EXPECT_EQ(object->getInteger("events"), report.events);

@@ -69,6 +69,8 @@ public:
   /// "(1,2,0) x+" for torus links (dimensions named x, y, z, then d3...),
   /// "3 egress" / "3 ingress" for a switch.
   std::string describeLink(int64_t link) const;
+  /// The name of torus dimension `dim`: x, y, z, then d3, d4, ...
+  static std::string dimensionName(int64_t dim);
 
   llvm::SmallVector<int64_t, 3> coordinates(int64_t device) const;
   int64_t deviceAt(llvm::ArrayRef<int64_t> coordinates) const;

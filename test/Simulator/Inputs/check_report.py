@@ -7,6 +7,9 @@
       most that estimate (the closed form is an upper bound)
   check_report.py REPORT.json --less FIELD OTHER.json    FIELD < OTHER's
   check_report.py REPORT.json --between FIELD LO HI
+  check_report.py REPORT.json --same-as OTHER.json   every figure equal,
+      exactly (JSON prints doubles round-trip), but for how the two were
+      simulated (SIMULATION_FIELDS): a symmetric run against --brute-force
 Prints what it compared; exits 1 on the first failed expectation.
 """
 
@@ -18,6 +21,18 @@ import sys
 
 def close(a, b):
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
+
+
+# What differs between a run that played one device per orbit and the
+# brute-force run of the same program: not figures of the program.
+SIMULATION_FIELDS = ("events", "simulated_devices", "symmetry")
+
+
+def report_differences(report, other):
+    """The fields of two overlap-sim reports that differ, but for
+    SIMULATION_FIELDS."""
+    keys = (set(report) | set(other)) - set(SIMULATION_FIELDS)
+    return sorted(k for k in keys if report.get(k) != other.get(k))
 
 
 def estimate_of(ici_path, func):
@@ -36,8 +51,14 @@ def main(argv):
     args = argv[2:]
     while args:
         kind, field = args[0], args[1]
-        value = report[field]
-        if kind == "--equals":
+        if kind != "--same-as":
+            value = report[field]
+        if kind == "--same-as":
+            other, args = field, args[2:]
+            field, expected = "every figure", "those of " + other
+            value = report_differences(report, json.load(open(other)))
+            ok = not value
+        elif kind == "--equals":
             expected, args = float(args[2]), args[3:]
             ok = close(value, expected)
         elif kind == "--estimate":
