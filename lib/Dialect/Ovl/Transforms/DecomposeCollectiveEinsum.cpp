@@ -523,15 +523,15 @@ private:
     // The gate's decisions with each variant alone, for the whole function.
     std::map<std::pair<unsigned, RingLoopDirection>, std::vector<Candidate> *>
         runs;
-    auto decideOnly =
-        [&](const DecomposeOptions &loop) -> FailureOr<std::vector<Candidate> *> {
+    auto decideOnly = [&](const DecomposeOptions &loop)
+        -> FailureOr<std::vector<Candidate> *> {
       auto key = std::make_pair(loop.unroll, loop.direction);
       if (std::vector<Candidate> *known = runs[key])
         return known;
       std::vector<Candidate> &run = alternatives.emplace_back();
-      if (failed(decide(loop.unroll == 1 ? UnrollChoice::One
-                                         : UnrollChoice::Two,
-                        toDirectionChoice(loop.direction), symbols, run)))
+      if (failed(
+              decide(loop.unroll == 1 ? UnrollChoice::One : UnrollChoice::Two,
+                     toDirectionChoice(loop.direction), symbols, run)))
         return failure();
       runs[key] = &run;
       return &run;
@@ -540,20 +540,19 @@ private:
       Block *block = entry.first;
       ArrayRef<DecomposeOptions> variants = entry.second;
       BlockLoops result{block, std::nullopt, "", {}, ""};
-      const Candidate *first = llvm::find_if(candidates, [&](auto &c) {
-        return c.op->getBlock() == block;
-      });
+      const Candidate *first = llvm::find_if(
+          candidates, [&](auto &c) { return c.op->getBlock() == block; });
       FailureOr<const MachineModel *> machine =
           machines->getOrEmitError(first->op, symbols);
       if (failed(machine))
         return failure();
       auto price = [&](ArrayRef<Candidate> decided,
                        std::optional<DecomposeOptions> forced) {
-        return estimateBlock(
-            block, **machine, *machines,
-            FormContext{asyncCollectives,
-                        getBlockLoops(decided, block, forced), true},
-            result.why);
+        return estimateBlock(block, **machine, *machines,
+                             FormContext{asyncCollectives,
+                                         getBlockLoops(decided, block, forced),
+                                         true},
+                             result.why);
       };
       FailureOr<double> chosen = price(candidates, std::nullopt);
       if (failed(chosen)) {
@@ -588,11 +587,11 @@ private:
                        " loops only",
                    *step, std::nullopt, *run);
       }
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] loops together: as chosen "
-                              << *chosen << " s, built "
-                              << (result.built.empty() ? "as chosen"
-                                                       : result.built)
-                              << " " << best << " s\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] loops together: as chosen " << *chosen
+                 << " s, built "
+                 << (result.built.empty() ? "as chosen" : result.built) << " "
+                 << best << " s\n");
       for (auto [i, candidate] : llvm::enumerate(candidates)) {
         if (candidate.op->getBlock() != block)
           continue;
@@ -625,8 +624,7 @@ private:
   void remark(const BlockLoops &loops) {
     Operation *parent = loops.block->getParentOp();
     if (!loops.chosen) {
-      parent->emitRemark("the loops were not priced together: ")
-          << loops.why;
+      parent->emitRemark("the loops were not priced together: ") << loops.why;
       return;
     }
     InFlightDiagnostic diag = parent->emitRemark("loops priced together: ");

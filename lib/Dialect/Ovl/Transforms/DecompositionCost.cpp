@@ -326,8 +326,8 @@ FailureOr<double> mlir::ovl::estimateBlock(Block *block,
     why = "the block is empty";
     return failure();
   }
-  ScratchWindow scratch = copyWindow(/*collective=*/nullptr, ops,
-                                     block->getParentOp()->getLoc());
+  ScratchWindow scratch =
+      copyWindow(/*collective=*/nullptr, ops, block->getParentOp()->getLoc());
   if (failed(buildForm(scratch, CollectiveForm::Blocking, DecomposeOptions(),
                        context, machines, why)))
     return failure();
@@ -399,7 +399,8 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   auto priceForm =
       [&](CollectiveForm form,
           const DecomposeOptions &loop) -> FailureOr<FormEstimate> {
-    ScratchWindow scratch = copyWindow(collective, *window, collective->getLoc());
+    ScratchWindow scratch =
+        copyWindow(collective, *window, collective->getLoc());
     if (failed(buildForm(scratch, form, loop, context, machines, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);
