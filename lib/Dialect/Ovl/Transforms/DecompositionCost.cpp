@@ -351,10 +351,10 @@ StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
 
 /// What determines the estimates of `collective`'s window: the window's
 /// module printed, which op of it the collective is, which ops the context
-/// decomposes how, and what is priced how.
+/// decomposes how, and what is priced how (not which loops: each loop's
+/// estimate is kept apart).
 static std::string getCacheKey(Operation *collective,
                                ArrayRef<Operation *> window,
-                               ArrayRef<DecomposeOptions> loops,
                                const FormContext &context) {
   ScratchWindow scratch = copyWindow(collective, window, collective->getLoc());
   std::string key;
@@ -364,8 +364,6 @@ static std::string getCacheKey(Operation *collective,
   for (auto [op, loop] : context.decomposed)
     if (const auto *it = llvm::find(window, op); it != window.end())
       os << "\ndecomposed " << it - window.begin() << " " << describeLoop(loop);
-  for (const DecomposeOptions &loop : loops)
-    os << "\nloop " << describeLoop(loop);
   os << "\nasync " << context.asyncCollectives << " price-decomposition "
      << context.priceDecomposition;
   return key;
@@ -384,15 +382,10 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   if (failed(window))
     return failure();
   std::string key;
+  const CollectiveEstimate *known = nullptr;
   if (cache) {
-    key = getCacheKey(collective, *window, loops, context);
-    if (const CollectiveEstimate *known = cache->lookup(key)) {
-      ++cache->hits;
-      LLVM_DEBUG(llvm::dbgs()
-                 << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
-                 << collective->getLoc() << ": its window was priced before\n");
-      return *known;
-    }
+    key = getCacheKey(collective, *window, context);
+    known = cache->lookup(key);
   }
   bool decomposable =
       context.priceDecomposition && whyNotDecomposable(collective).empty();
@@ -416,36 +409,68 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
                << " ops\n");
     return FormEstimate{report->stepTime, report->computeTime};
   };
-  CollectiveEstimate estimate;
-  FailureOr<FormEstimate> blocking =
-      priceForm(CollectiveForm::Blocking, loops.front());
-  if (failed(blocking))
-    return failure();
-  estimate.blocking = *blocking;
-  if (context.asyncCollectives) {
-    FailureOr<FormEstimate> async =
-        priceForm(CollectiveForm::Asynchronous, loops.front());
-    if (failed(async))
+  // Every form priced in this window before (the layers of a model repeat
+  // their windows, and the gate asks again for one loop variant at a time)
+  // is taken from the cache; only the loops not priced yet are built.
+  CollectiveEstimate priced;
+  bool pricedNow = false;
+  if (known) {
+    priced = *known;
+  } else {
+    FailureOr<FormEstimate> blocking =
+        priceForm(CollectiveForm::Blocking, loops.front());
+    if (failed(blocking))
       return failure();
-    estimate.asynchronous = *async;
+    priced.blocking = *blocking;
+    if (context.asyncCollectives) {
+      FailureOr<FormEstimate> async =
+          priceForm(CollectiveForm::Asynchronous, loops.front());
+      if (failed(async))
+        return failure();
+      priced.asynchronous = *async;
+    }
+    pricedNow = true;
   }
-  // The fastest loop; a tie keeps the earlier, simpler one.
   for (const DecomposeOptions &loop :
        decomposable ? loops : ArrayRef<DecomposeOptions>()) {
+    if (llvm::any_of(priced.loops, [&](const LoopEstimate &known) {
+          return known.loop == loop;
+        }))
+      continue;
     FailureOr<FormEstimate> decomposed =
         priceForm(CollectiveForm::Decomposed, loop);
     if (failed(decomposed))
       return failure();
-    estimate.loops.push_back({loop, *decomposed});
-    if (!estimate.decomposed || decomposed->step < estimate.decomposed->step) {
-      estimate.decomposed = *decomposed;
+    priced.loops.push_back({loop, *decomposed});
+    pricedNow = true;
+  }
+  if (cache) {
+    if (!pricedNow) {
+      ++cache->hits;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
+                 << collective->getLoc() << ": its window was priced before\n");
+    }
+    cache->insert(key, priced);
+  }
+  // The loops asked for, in their order; the fastest, a tie keeping the
+  // earlier, simpler one.
+  CollectiveEstimate estimate;
+  estimate.blocking = priced.blocking;
+  estimate.asynchronous = priced.asynchronous;
+  for (const DecomposeOptions &loop :
+       decomposable ? loops : ArrayRef<DecomposeOptions>()) {
+    auto it = llvm::find_if(priced.loops, [&](const LoopEstimate &known) {
+      return known.loop == loop;
+    });
+    estimate.loops.push_back(*it);
+    if (!estimate.decomposed || it->estimate.step < estimate.decomposed->step) {
+      estimate.decomposed = it->estimate;
       estimate.loop = loop;
     }
   }
   SymbolTableCollection symbols;
   estimate.groupSize =
       cast<CollectiveOpInterface>(collective).getGroupSize(symbols).value_or(0);
-  if (cache)
-    cache->insert(std::move(key), estimate);
   return estimate;
 }

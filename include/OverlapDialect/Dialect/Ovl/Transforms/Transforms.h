@@ -192,8 +192,9 @@ public:
     auto it = estimates.find(key);
     return it == estimates.end() ? nullptr : &it->second;
   }
-  void insert(std::string key, const CollectiveEstimate &estimate) {
-    estimates.emplace(std::move(key), estimate);
+  /// Sets (or replaces, with more loops priced) the estimate of `key`.
+  void insert(const std::string &key, const CollectiveEstimate &estimate) {
+    estimates[key] = estimate;
   }
   /// Lookups answered from the cache.
   unsigned hits = 0;
