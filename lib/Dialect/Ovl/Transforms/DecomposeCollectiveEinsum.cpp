@@ -185,6 +185,7 @@ struct OvlDecomposeCollectiveEinsumPass
   using Base::Base;
 
   void runOnOperation() override {
+    alternatives.clear();
     SymbolTableCollection symbols;
     std::vector<Candidate> candidates;
     if (failed(decide(unroll, bidirectional, symbols, candidates)))
