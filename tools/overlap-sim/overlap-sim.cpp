@@ -181,8 +181,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "overlap-sim: simulate an ovl program on a model of an accelerator "
-      "pod\n\n(--mlir-timing prints the time of each phase: parse, build "
-      "step list, simulate, peak memory)\n");
+      "pod\n\n(--mlir-timing prints the time of each phase: parse, verify "
+      "collectives, build step list, simulate, peak memory)\n");
   if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
     errs() << "overlap-sim: --all-functions takes neither --entry nor "
               "--trace\n";
