@@ -188,7 +188,7 @@ struct OvlDecomposeCollectiveEinsumPass
     alternatives.clear();
     SymbolTableCollection symbols;
     std::vector<Candidate> candidates;
-    if (failed(decide(unroll, bidirectional, symbols, candidates)))
+    if (failed(decide(std::nullopt, symbols, candidates)))
       return signalPassFailure();
     SmallVector<BlockLoops> together;
     if (failed(chooseLoopsTogether(candidates, symbols, together)))
@@ -221,11 +221,11 @@ struct OvlDecomposeCollectiveEinsumPass
   }
 
 private:
-  /// The gate's decisions with loops as `loopUnroll` and `loopDirection`
-  /// allow: every candidate of the function, priced where the gate has a
+  /// The gate's decisions with the loops the options allow, or `only` that
+  /// one: every candidate of the function, priced where the gate has a
   /// choice to make, its form and loop chosen. Fails when a machine cannot
   /// be built (an error is emitted).
-  LogicalResult decide(UnrollChoice loopUnroll, DirectionChoice loopDirection,
+  LogicalResult decide(std::optional<DecomposeOptions> only,
                        SymbolTableCollection &symbols,
                        std::vector<Candidate> &candidates) {
     // all_reduce has no decomposition: it is a candidate only for its
@@ -241,7 +241,9 @@ private:
       Operation *op = candidate.op;
       candidate.why = whyNotDecomposable(op);
       candidate.einsums = getDecomposedEinsums(op);
-      candidate.variants = getLoopVariants(op, loopUnroll, loopDirection);
+      candidate.variants =
+          only ? SmallVector<DecomposeOptions, 6>{resolveLoop(op, *only)}
+               : getLoopVariants(op, unroll, bidirectional);
       candidate.groupSize =
           cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
       // Priced when the gate has a choice to make from the prices: for
@@ -530,9 +532,7 @@ private:
       if (std::vector<Candidate> *known = runs[key])
         return known;
       std::vector<Candidate> &run = alternatives.emplace_back();
-      if (failed(
-              decide(loop.unroll == 1 ? UnrollChoice::One : UnrollChoice::Two,
-                     toDirectionChoice(loop.direction), symbols, run)))
+      if (failed(decide(loop, symbols, run)))
         return failure();
       runs[key] = &run;
       return &run;
@@ -607,18 +607,6 @@ private:
       together.push_back(std::move(result));
     }
     return success();
-  }
-
-  static DirectionChoice toDirectionChoice(RingLoopDirection direction) {
-    switch (direction) {
-    case RingLoopDirection::Unidirectional:
-      return DirectionChoice::Unidirectional;
-    case RingLoopDirection::Bidirectional:
-      return DirectionChoice::Bidirectional;
-    case RingLoopDirection::Split:
-      return DirectionChoice::Split;
-    }
-    llvm_unreachable("unknown direction");
   }
 
   /// What pricing a block's loops together found.
