@@ -44,6 +44,9 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   double placedWork = 0;
   llvm::SmallVector<double> workAtOpen(n, 0);
   llvm::SmallVector<unsigned> reversed;
+  // What each candidate's compute is worth to the transfers above (read for
+  // the candidates only, so kept across steps).
+  llvm::SmallVector<double> elsewhere(n, 0);
   auto isPending = [&](unsigned i) {
     return graph.nodes[i].kind == NodeKind::Start && flows.isOpen(i) &&
            !flows.hasEnded(i);
@@ -72,7 +75,8 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
     // Ready and within the budget: a done, a ready start, then compute by
     // what the transfers above would lose (the least first), then the users
     // of a done, then the later input op.
-    llvm::SmallVector<double> elsewhere(n, 0);
+    for (unsigned i : candidates)
+      elsewhere[i] = 0;
     auto key = [&](unsigned i) {
       const Node &node = graph.nodes[i];
       int tier = node.kind == NodeKind::Done    ? 2

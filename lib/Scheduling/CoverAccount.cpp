@@ -10,6 +10,9 @@ using namespace mlir::ovl::sched;
 
 CoverAccount::CoverAccount(const ScheduleGraph &graph) : graph(graph) {
   unsigned n = graph.nodes.size();
+  for (const Node &node : graph.nodes)
+    if (node.kind == NodeKind::Compute)
+      dearest = std::max(dearest, node.cost);
   for (unsigned s = 0; s < n; ++s) {
     if (graph.nodes[s].kind != NodeKind::Start)
       continue;
@@ -29,13 +32,29 @@ CoverAccount::CoverAccount(const ScheduleGraph &graph) : graph(graph) {
     for (unsigned i : window.mayCover.set_bits())
       if (graph.nodes[i].kind == NodeKind::Compute)
         window.available += graph.nodes[i].cost;
+    windowByStart[s] = windows.size();
     windows.push_back(std::move(window));
   }
+  isShort.resize(windows.size());
+  for (unsigned index = 0; index < windows.size(); ++index)
+    noteShort(index);
+}
+
+void CoverAccount::noteShort(unsigned index) {
+  const Window &window = windows[index];
+  // Below this an op costing `dearest` or less cuts nothing from the
+  // transfer's exposed time (worthElsewhere's `short_` is not positive).
+  if (isShort.test(index) ||
+      window.available - dearest >= graph.nodes[window.start].latency)
+    return;
+  isShort.set(index);
+  shortWindows.push_back(index);
 }
 
 double CoverAccount::worthElsewhere(unsigned c) const {
   double cost = graph.nodes[c].cost, worth = 0;
-  for (const Window &window : windows) {
+  for (unsigned index : shortWindows) {
+    const Window &window = windows[index];
     if (window.opened || !window.mayCover.test(c))
       continue;
     double short_ =
@@ -47,18 +66,23 @@ double CoverAccount::worthElsewhere(unsigned c) const {
 
 std::optional<double> CoverAccount::availableBesides(unsigned s,
                                                      unsigned c) const {
-  for (const Window &window : windows)
-    if (window.start == s && window.mayCover.test(c))
-      return window.available - graph.nodes[c].cost;
-  return std::nullopt;
+  auto it = windowByStart.find(s);
+  if (it == windowByStart.end() || !windows[it->second].mayCover.test(c))
+    return std::nullopt;
+  return windows[it->second].available - graph.nodes[c].cost;
 }
 
 void CoverAccount::place(unsigned i) {
   const Node &node = graph.nodes[i];
-  for (Window &window : windows) {
-    if (node.kind == NodeKind::Compute && window.mayCover.test(i))
+  if (node.kind == NodeKind::Compute)
+    for (unsigned index = 0; index < windows.size(); ++index) {
+      Window &window = windows[index];
+      if (!window.mayCover.test(i))
+        continue;
       window.available -= node.cost;
-    if (llvm::is_contained(node.asyncPreds, window.start))
-      window.opened = true;
-  }
+      noteShort(index);
+    }
+  for (unsigned start : node.asyncPreds)
+    if (auto it = windowByStart.find(start); it != windowByStart.end())
+      windows[it->second].opened = true;
 }

@@ -66,6 +66,13 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
   // The (start, group, load) of each link crossed.
   std::map<int64_t, llvm::SmallVector<std::tuple<unsigned, unsigned, int>, 2>>
       linkUsers;
+  // The layers of a model repeat their transfers: each distinct one is
+  // planned and routed once (every pair on a pod of thousands of devices).
+  using Key = std::tuple<const MachineModel *, Transfer::Kind, CollectiveKind,
+                         double, llvm::SmallVector<int16_t, 2>,
+                         std::vector<std::pair<int64_t, int64_t>>>;
+  std::map<Key, std::pair<CollectivePlan, std::map<int64_t, int>>> collectives;
+  std::map<Key, LoadsByGroup> permutes;
   for (auto [i, node] : llvm::enumerate(graph.nodes)) {
     if (node.kind != NodeKind::Start)
       continue;
@@ -80,10 +87,16 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
       // One flow over the links its rounds cross (each link as loaded as
       // in its busiest round), as long alone as its plan: it shares them
       // with the permutes and collectives in flight.
-      CollectivePlan plan =
-          machine->planCollective(transfer.collective, *transfer.bytes,
-                                  transfer.axes, RingDirection::Bidirectional);
-      std::map<int64_t, int> loads = routeCollective(plan, *machine);
+      Key key{machine,         transfer.kind, transfer.collective,
+              *transfer.bytes, transfer.axes, {}};
+      auto [it, inserted] = collectives.try_emplace(key);
+      if (inserted) {
+        it->second.first = machine->planCollective(
+            transfer.collective, *transfer.bytes, transfer.axes,
+            RingDirection::Bidirectional);
+        it->second.second = routeCollective(it->second.first, *machine);
+      }
+      const auto &[plan, loads] = it->second;
       int selfLoad = 1;
       for (auto [link, load] : loads)
         selfLoad = std::max(selfLoad, load);
@@ -107,7 +120,12 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
     node.stream = machine->topology.getKind() == InterconnectKind::Switch
                       ? *transfer.bytes / hw.egressBandwidth()
                       : *transfer.bytes / hw.linkBandwidth;
-    for (auto &[group, loads] : routePermute(transfer, *machine)) {
+    Key key{machine,         transfer.kind, transfer.collective,
+            *transfer.bytes, transfer.axes, transfer.pairs};
+    auto [routed, inserted] = permutes.try_emplace(key);
+    if (inserted)
+      routed->second = routePermute(transfer, *machine);
+    for (auto &[group, loads] : routed->second) {
       auto [hops, share] = group;
       for (auto [link, load] : loads)
         linkUsers[link].push_back({static_cast<unsigned>(i),

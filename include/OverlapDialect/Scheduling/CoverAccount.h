@@ -14,6 +14,10 @@
 
 #include "OverlapDialect/Scheduling/ScheduleGraph.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
 namespace mlir {
 namespace ovl {
 namespace sched {
@@ -46,6 +50,17 @@ private:
   };
   const ScheduleGraph &graph;
   llvm::SmallVector<Window> windows;
+  /// Window index by its start node.
+  llvm::DenseMap<unsigned, unsigned> windowByStart;
+  /// The windows that any one op may be worth something to: those whose
+  /// cover left is short of their transfer by more than the dearest op.
+  /// A window's cover only shrinks, so a window joins once; weighing each
+  /// op against every window made the bottom-up scheduler quadratic in
+  /// the layers of a model.
+  llvm::SmallVector<unsigned> shortWindows;
+  llvm::BitVector isShort;
+  double dearest = 0;
+  void noteShort(unsigned index);
 };
 
 } // namespace sched

@@ -35,11 +35,13 @@ void improve(const ScheduleGraph &graph, llvm::SmallVectorImpl<unsigned> &order,
              BlockOutcome &outcome, int budget,
              const BlockSimulation *simulation);
 
-/// The judgements improve may spend on one block, and the least gain,
+/// The judgements improve may spend on one block (each replays the whole
+/// block; the gate schedules every window it prices, so this bounds its
+/// compile time too), and the least gain,
 /// relative to the block's time, for which it moves an op: smaller gains
 /// are within the cost model's error and not worth a change of order
 /// (buffers' lifetimes, the order a reader expects).
-constexpr unsigned kImproveReplays = 4096;
+constexpr unsigned kImproveReplays = 512;
 constexpr double kImproveGain = 1e-2;
 
 } // namespace sched
