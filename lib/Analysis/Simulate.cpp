@@ -17,8 +17,8 @@ using namespace mlir::ovl;
 void ovl::recordMachine(ModuleOp module, const MachineChoice &machine) {
   Builder builder(module.getContext());
   SmallVector<NamedAttribute> fields;
-  fields.push_back(
-      builder.getNamedAttr("hardware", builder.getStringAttr(machine.hardware)));
+  fields.push_back(builder.getNamedAttr(
+      "hardware", builder.getStringAttr(machine.hardware)));
   if (!machine.topology.empty())
     fields.push_back(builder.getNamedAttr(
         "topology", builder.getStringAttr(machine.topology)));
@@ -84,8 +84,7 @@ static std::string describe(ArrayRef<int64_t> assignment) {
 
 FailureOr<MachineChoice>
 ovl::resolveMachine(ModuleOp module, const RequestedMachine &requested) {
-  FailureOr<std::optional<MachineChoice>> recorded =
-      getRecordedMachine(module);
+  FailureOr<std::optional<MachineChoice>> recorded = getRecordedMachine(module);
   if (failed(recorded))
     return failure();
   MachineChoice machine = recorded->value_or(MachineChoice());

@@ -43,8 +43,7 @@ HostTensor::HostTensor(TensorType type) : tensorType(std::move(type)) {
   // fault in memset.
   if (!storage)
     llvm::reportFatalUsageError("cannot allocate " + llvm::Twine(bytes) +
-                                " bytes for a " + tensorType.str() +
-                                " tensor");
+                                " bytes for a " + tensorType.str() + " tensor");
   std::memset(storage.get(), 0, bytes ? bytes : 64);
 }
 

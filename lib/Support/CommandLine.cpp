@@ -87,8 +87,9 @@ static bool checkFlagNames(int argc, const char *const *argv) {
     }
     if (isPrefixed(flag))
       continue;
-    errs() << sys::path::filename(argv[0]) << ": Unknown command line argument '"
-           << arg << "'.  Try: '" << argv[0] << " --help'\n";
+    errs() << sys::path::filename(argv[0])
+           << ": Unknown command line argument '" << arg << "'.  Try: '"
+           << argv[0] << " --help'\n";
     std::string nearest = nearestFlag(flag);
     if (!nearest.empty())
       errs() << sys::path::filename(argv[0]) << ": Did you mean '"

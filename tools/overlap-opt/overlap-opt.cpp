@@ -39,8 +39,8 @@ int main(int argc, char **argv) {
   overlap::registerAllDialects(registry);
   mlir::registerAllPasses();
   overlap::registerAllPasses();
-  std::string overview = std::string("overlap optimizer driver\n\n") +
-                         overlap::kExitStatusHelp;
+  std::string overview =
+      std::string("overlap optimizer driver\n\n") + overlap::kExitStatusHelp;
   std::string helpHeader = mlir::registerCLIOptions(overview, registry);
   overlap::parseToolCommandLine(argc, argv, helpHeader);
 

@@ -166,8 +166,7 @@ static int reportError(Error error) {
 }
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -257,10 +256,11 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
   }
   setup.compileSeconds = secondsSince(compileStart);
   if (mpi && mpi->size() != numDevices)
-    return makeUsageError(formatv("the program runs on {0} devices but the MPI "
-                             "world has {1} ranks: start one rank per device "
-                             "(mpirun -np {0})",
-                             numDevices, mpi->size()));
+    return makeUsageError(
+        formatv("the program runs on {0} devices but the MPI "
+                "world has {1} ranks: start one rank per device "
+                "(mpirun -np {0})",
+                numDevices, mpi->size()));
   // Refused before any input is made: a program sized for a pod would
   // otherwise exhaust the host's memory part way.
   int64_t devicesHere = mpi ? 1 : numDevices;

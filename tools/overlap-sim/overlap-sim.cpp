@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
         mlir::ovl::simulateFunction(func, machines, options, &why);
     if (failed(report))
       return why == mlir::ovl::SimulateFailure::Machine ? overlap::ExitUsage
-                                                         : overlap::ExitNegative;
+                                                        : overlap::ExitNegative;
     if (report->fitsInMemory() == false)
       errs() << formatv("overlap-sim: warning: @{0} needs {1} bytes per "
                         "device at its peak, more than the {2} bytes of "

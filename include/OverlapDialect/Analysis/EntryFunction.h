@@ -17,9 +17,8 @@ namespace mlir::ovl {
 /// module's only public function with a body. Fails after a located error
 /// at the module; `flag`, when given, is how the caller names a function
 /// (say "--entry"), for the error to say.
-FailureOr<FunctionOpInterface> findEntryFunction(ModuleOp module,
-                                                 StringRef name,
-                                                 StringRef flag = {});
+FailureOr<FunctionOpInterface>
+findEntryFunction(ModuleOp module, StringRef name, StringRef flag = {});
 
 } // namespace mlir::ovl
 
