@@ -45,9 +45,16 @@
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
 
 void overlap::registerAllDialects(mlir::DialectRegistry &registry) {
   using namespace mlir;
+  // Every upstream dialect and extension, so that every tool (and the C
+  // API) parses what overlap-opt parses: a dialect only loaded as another's
+  // dependency (math, by linalg) is unknown when it comes first.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
   registry.insert<ovl::OvlDialect, affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,

@@ -1,7 +1,7 @@
 //===- InitAll.h - Register everything overlap provides ---------*- C++ -*-===//
 //
-// One-call registration for embedders: the ovl dialect with the upstream
-// dialects its programs and pipelines use, and every overlap pass.
+// One-call registration for embedders and overlap's tools: the ovl dialect
+// with every upstream dialect, and every overlap pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,10 +14,10 @@ class DialectRegistry;
 
 namespace overlap {
 
-/// Adds ovl and the dialects overlap programs are written in and lowered
-/// through (func, arith, tensor, scf, cf, linalg, shard, bufferization,
-/// memref, llvm), with the bufferization, deallocation and linalg interface
-/// models the `ovl-to-llvm` pipeline needs.
+/// Adds ovl and every upstream dialect and extension (what `overlap-opt`,
+/// `overlap-run`, `overlap-sim` and the C API parse), with the
+/// bufferization, deallocation, linalg and transform models the
+/// `ovl-to-llvm` pipeline needs.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
 /// Registers every overlap pass and pipeline with the global registry, so

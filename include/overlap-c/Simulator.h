@@ -21,10 +21,13 @@ extern "C" {
 
 /// Simulates the function `entry` of `module` (empty: the only public
 /// function with a body) on `hardware` (a built-in name such as "tpu-v4",
-/// "tpu-v5e", "tpu-v5p", "h100-nvlink", or the path of a JSON description;
-/// empty: "tpu-v4") laid out as `topology` ("AxBxC"; empty: near-cubic for
-/// the grid's device count), logical device i on physical device
-/// `deviceAssignment[i]` (`numAssigned` == 0: row-major). `maxInFlight`
+/// "tpu-v5e", "tpu-v5p", "h100-nvlink", or the path of a JSON description)
+/// laid out as `topology` ("AxBxC"), logical device i on physical device
+/// `deviceAssignment[i]`. Each left empty (`numAssigned` == 0 for the
+/// assignment) is the one ovl-overlap-pipeline recorded on the module
+/// (`ovl.machine`), else the default: "tpu-v4", near-cubic for the grid's
+/// device count, row-major; one given that differs from the recorded one
+/// gets a warning on the module. `maxInFlight`
 /// limits the asynchronous transfers per device (0: the hardware's DMA
 /// slots). The module is first checked as ovl-verify-collectives does (all
 /// devices must communicate alike). On success calls `callback` with the JSON

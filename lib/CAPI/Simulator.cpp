@@ -3,15 +3,14 @@
 #include "overlap-c/Simulator.h"
 
 #include "OverlapDialect/Analysis/CollectiveConsistency.h"
+#include "OverlapDialect/Analysis/EntryFunction.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
-#include "OverlapDialect/Analysis/PeakMemory.h"
-#include "OverlapDialect/Analysis/SimProgramBuilder.h"
+#include "OverlapDialect/Analysis/Simulate.h"
 #include "OverlapDialect/Simulator/Simulator.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -21,72 +20,38 @@
 
 using namespace mlir;
 
-/// The entry function: `name`, or the only public function with a body (as
-/// overlap-sim chooses it).
-static FunctionOpInterface findEntry(ModuleOp module, StringRef name) {
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<FunctionOpInterface>(name);
-    if (!func)
-      module.emitError("no function named '") << name << "'";
-    return func;
-  }
-  FunctionOpInterface found;
-  for (auto func : module.getOps<FunctionOpInterface>()) {
-    if (func.isExternal() || !func.isPublic())
-      continue;
-    if (found) {
-      module.emitError("several public functions; choose one by name");
-      return {};
-    }
-    found = func;
-  }
-  if (!found)
-    module.emitError("no public function with a body to simulate");
-  return found;
-}
-
-/// The JSON report, or failure after a diagnostic on the module.
+/// The JSON report, or failure after a diagnostic on the module. Empty
+/// machine choices are the one recorded on the module, else the default.
 static FailureOr<std::string>
 simulateToString(ModuleOp module, StringRef entryName, StringRef hardware,
                  StringRef topology, ArrayRef<int64_t> assignment,
                  unsigned maxInFlight) {
-  if (hardware.empty())
-    hardware = "tpu-v4";
   // One step list for all devices: they must communicate alike.
   if (failed(ovl::verifyCollectiveConsistency(module)))
     return failure();
-  FunctionOpInterface entry = findEntry(module, entryName);
-  if (!entry)
+  FailureOr<FunctionOpInterface> entry =
+      ovl::findEntryFunction(module, entryName);
+  if (failed(entry))
     return failure();
-  FailureOr<SmallVector<int64_t, 4>> gridShape =
-      ovl::getProgramGridShape(entry);
-  if (failed(gridShape))
+  ovl::RequestedMachine requested;
+  if (!hardware.empty())
+    requested.hardware = hardware.str();
+  if (!topology.empty())
+    requested.topology = topology.str();
+  if (!assignment.empty())
+    requested.deviceAssignment.emplace(assignment.begin(), assignment.end());
+  FailureOr<ovl::MachineChoice> machine =
+      ovl::resolveMachine(module, requested);
+  if (failed(machine))
     return failure();
-  llvm::Expected<ovl::MachineModel> machine =
-      ovl::buildMachineModel(hardware, topology, assignment, *gridShape);
-  if (!machine) {
-    module.emitError("cannot build the machine model: ")
-        << llvm::toString(machine.takeError());
-    return failure();
-  }
-  FailureOr<ovl::SimProgram> program = ovl::buildSimProgram(entry, *machine);
-  if (failed(program))
-    return failure();
-  ovl::SimOptions options;
+  ovl::MachineModelCache machines(machine->hardware, machine->topology,
+                                  machine->deviceAssignment);
+  ovl::SimulateOptions options;
   options.maxInFlight = maxInFlight;
-  llvm::Expected<ovl::SimReport> report =
-      ovl::simulate(*program, *machine, options);
-  if (!report) {
-    module.emitError("simulation failed: ")
-        << llvm::toString(report.takeError());
+  FailureOr<ovl::SimReport> report =
+      ovl::simulateFunction(*entry, machines, options);
+  if (failed(report))
     return failure();
-  }
-  if (auto func = dyn_cast<func::FuncOp>(entry.getOperation())) {
-    FailureOr<ovl::PeakMemory> peak = ovl::estimatePeakMemory(func);
-    if (failed(peak))
-      return failure();
-    report->peakMemoryBytes = static_cast<double>(peak->peakBytes);
-  }
   std::string json;
   llvm::raw_string_ostream os(json);
   ovl::writeReportJSON(*report, os);

@@ -2,7 +2,8 @@
 //
 // Check, gate and decompose (the gate also makes asynchronous the
 // collectives it keeps, when asked), make the permutes asynchronous, clean
-// up, schedule, check again.
+// up, schedule, check again; the pass then records its machine on the
+// module (`ovl.machine`).
 // The scheduler runs last: canonicalization and CSE may move constants and
 // merge duplicates, and the order the scheduler leaves is the schedule.
 //
@@ -10,6 +11,7 @@
 
 #include "OverlapDialect/Pipelines/Pipelines.h"
 
+#include "OverlapDialect/Analysis/Simulate.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,7 +89,15 @@ struct OvlOverlapPipelinePass
     OpPassManager pm(ModuleOp::getOperationName());
     buildOverlapPipeline(pm, getPipelineOptions());
     if (failed(runPipeline(pm, getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    // The gate's and the scheduler's choices hold on this machine only:
+    // overlap-sim simulates on it unless told otherwise.
+    ovl::MachineChoice machine;
+    machine.hardware = hardware;
+    machine.topology = topology;
+    machine.deviceAssignment.assign(deviceAssignment.begin(),
+                                    deviceAssignment.end());
+    ovl::recordMachine(getOperation(), machine);
   }
 };
 } // namespace

@@ -2,6 +2,9 @@
 
 #include "OverlapDialect/Runner/HostTensor.h"
 
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/ErrorHandling.h"
+
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -35,6 +38,12 @@ HostTensor::HostTensor(TensorType type) : tensorType(std::move(type)) {
   // aligned_alloc wants a multiple of the alignment; never zero bytes.
   size_t bytes = (tensorType.numBytes() + 63) / 64 * 64;
   storage.reset(std::aligned_alloc(64, bytes ? bytes : 64));
+  // Callers check the memory a run needs up front (Runner/Report.h); an
+  // allocation that still fails ends the process with a message, not a
+  // fault in memset.
+  if (!storage)
+    llvm::reportFatalUsageError("cannot allocate " + llvm::Twine(bytes) +
+                                " bytes for a " + tensorType.str() + " tensor");
   std::memset(storage.get(), 0, bytes ? bytes : 64);
 }
 

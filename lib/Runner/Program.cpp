@@ -16,6 +16,8 @@
 #include "OverlapDialect/Runner/Program.h"
 
 #include "OverlapDialect/Analysis/CollectiveConsistency.h"
+#include "OverlapDialect/Analysis/EntryFunction.h"
+#include "OverlapDialect/Analysis/PeakMemory.h"
 
 #include "OverlapDialect/Pipelines/Pipelines.h"
 #include "ovlrt/CInterface.h"
@@ -27,6 +29,7 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
@@ -82,24 +85,6 @@ static llvm::Expected<overlap::TensorType> toTensorType(Type type,
                      "f64, f16, bf16, i8, i16, i32 or i64");
   }
   return overlap::TensorType{*dtype, tensor.getShape().vec()};
-}
-
-/// The entry function: the one named, or the only public one.
-static llvm::Expected<func::FuncOp> findEntry(ModuleOp module, StringRef name) {
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func || func.isExternal())
-      return makeError("no function @" + name + " with a body in the module");
-    return func;
-  }
-  SmallVector<func::FuncOp> candidates;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
-      candidates.push_back(func);
-  if (candidates.size() != 1)
-    return makeError("the module has " + Twine(candidates.size()) +
-                     " public functions; name the entry function");
-  return candidates.front();
 }
 
 /// Devices a program runs on: the size of its grids.
@@ -193,17 +178,29 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
     return makeError("the devices would not communicate alike "
                      "(ovl-verify-collectives)");
   std::unique_ptr<Program> program(new Program());
-  llvm::Expected<func::FuncOp> entry = findEntry(module, options.entry);
+  FailureOr<FunctionOpInterface> found =
+      ovl::findEntryFunction(module, options.entry);
+  if (failed(found))
+    return makeError("no entry function to run");
+  auto entry = dyn_cast<func::FuncOp>(found->getOperation());
   if (!entry)
-    return entry.takeError();
-  program->entryName = entry->getSymName().str();
-  for (auto [i, type] : llvm::enumerate(entry->getArgumentTypes())) {
+    return makeError("the entry @" + found->getName() + " is not a func.func");
+  program->entryName = entry.getSymName().str();
+  {
+    // Only a budget: when the estimate fails, callers fall back on the
+    // inputs and outputs, and its error would only confuse.
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    FailureOr<ovl::PeakMemory> peak = ovl::estimatePeakMemory(entry);
+    program->peakBytes = succeeded(peak) ? peak->peakBytes : 0;
+  }
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     auto converted = toTensorType(type, "argument #" + Twine(i));
     if (!converted)
       return converted.takeError();
     program->inputTypes.push_back(*converted);
   }
-  for (auto [i, type] : llvm::enumerate(entry->getResultTypes())) {
+  for (auto [i, type] : llvm::enumerate(entry.getResultTypes())) {
     auto converted = toTensorType(type, "result #" + Twine(i));
     if (!converted)
       return converted.takeError();
@@ -214,7 +211,7 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
     return devices.takeError();
   program->numDevices = *devices;
 
-  buildWrapper(module, *entry);
+  buildWrapper(module, entry);
   PassManager pm(module.getContext());
   buildOvlToLLVMPipeline(pm, OvlToLLVMPipelineOptions());
   if (failed(pm.run(module)))

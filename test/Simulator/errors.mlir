@@ -19,12 +19,12 @@
 // BRANCH: branch.mlir:4:8: error: the simulator cannot play a branch on a value known only at run time
 // GRIDS: two-grids.mlir:5:8: error: all communication of a simulated function must run on grids of one shape
 // GRIDS: two-grids.mlir:4:8: note: the first collective is here
-// ENTRY: error: several public functions; choose one with --entry
-// NOPE: error: no function named 'nope'
+// ENTRY: error: several public functions with a body ({{.*}}); name the entry function with --entry
+// NOPE: error: no function @nope with a body
 // SHAPE: dynamic-shape.mlir:3:8: error: the simulator needs static shapes
 // CALL: call.mlir:5:8: error: the simulator plays one function; inline calls first (--inline)
-// HW: overlap-sim: unknown hardware 'no-such-chip'
-// SMALL: overlap-sim: grid [4] has 4 devices but topology 1x1x2
+// HW: error: cannot build the machine model: unknown hardware 'no-such-chip'
+// SMALL: error: cannot build the machine model: grid [4] has 4 devices but topology 1x1x2
 // TRACE: overlap-sim: cannot write '/nonexistent/dir/t.json'
 // MISSING: overlap-sim: {{.*}}missing.mlir
 

@@ -13,15 +13,15 @@
 // RUN: sh -c 'overlap-sim %t/device-steps.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=WORK
 // RUN: not overlap-opt %t/huge-grid.mlir --ovl-overlap-pipeline="remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GATE
 
-// GRID: overlap-sim: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
+// GRID: error: cannot build the machine model: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
 // GRID: exit status 2
-// OVERFLOW: overlap-sim: grid [4294967296, 4294967296] has more than 2^63 devices; at most 1048576 are supported
+// OVERFLOW: error: cannot build the machine model: grid [4294967296, 4294967296] has more than 2^63 devices; at most 1048576 are supported
 // OVERFLOW: exit status 2
-// TOPO: overlap-sim: topology '1024x1024x1024' has more than 1048576 devices
+// TOPO: error: cannot build the machine model: topology '1024x1024x1024' has more than 1048576 devices
 // TOPO: exit status 2
 // LOOP: long-loop.mlir:6:8: error: the loop runs 2147483648 iterations; the simulator plays at most 2097152 steps
 // LOOP: exit status 1
-// WORK: overlap-sim: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
+// WORK: error: cannot simulate: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
 // WORK: exit status 1
 /// The gate cannot place the grid either, and says so where it is used.
 // GATE: error: cannot map grid @g onto the machine: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported

@@ -1,25 +1,64 @@
 //===- overlap-opt.cpp - The overlap optimizer driver ---------------------===//
 //
 // mlir-opt with the ovl dialect and the overlap passes on top of every
-// upstream dialect, extension and pass.
+// upstream dialect, extension (overlap::registerAllDialects, as every
+// overlap tool) and pass.
+//
+// Exit status: 0 on success, 1 when the program is rejected (it does not
+// parse or verify, a pass fails, --verify-diagnostics finds a mismatch), 2
+// on a usage or input error (an unknown flag, a pass pipeline or pass
+// option that does not parse, a missing input file).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/InitAll.h"
+#include "OverlapDialect/Support/CommandLine.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+// MLIR's parseCLIOptions declares these and parses (exiting with 1 on a bad
+// flag); overlap-opt parses itself, as the other tools do.
+static llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                            llvm::cl::desc("<input file>"),
+                                            llvm::cl::init("-"));
+static llvm::cl::opt<std::string> outputFile("o",
+                                             llvm::cl::desc("Output filename"),
+                                             llvm::cl::value_desc("filename"),
+                                             llvm::cl::init("-"));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
   overlap::registerAllDialects(registry);
   mlir::registerAllPasses();
   overlap::registerAllPasses();
+  std::string overview =
+      std::string("overlap optimizer driver\n\n") + overlap::kExitStatusHelp;
+  std::string helpHeader = mlir::registerCLIOptions(overview, registry);
+  overlap::parseToolCommandLine(argc, argv, helpHeader);
+
+  std::string error;
+  if (inputFile != "-" && !mlir::openInputFile(inputFile, &error)) {
+    llvm::errs() << "overlap-opt: " << error << "\n";
+    return overlap::ExitUsage;
+  }
+  // The pipeline is built before any input is read, so that a misspelt
+  // pass or option is a usage error (said once, without the program).
+  {
+    mlir::MLIRContext context(registry);
+    mlir::PassManager pm(&context);
+    mlir::MlirOptMainConfig config =
+        mlir::MlirOptMainConfig::createFromCLOptions();
+    if (failed(config.dumpPassPipeline(false).setupPassPipeline(pm)))
+      return overlap::ExitUsage;
+  }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "overlap optimizer driver\n", registry));
+      mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
 }

@@ -7,18 +7,26 @@
 // every output on every device: the equivalence oracle for transformations.
 // Under MPI, rank 0 gathers the outputs, compares, saves and prints.
 //
+// Before it makes the inputs it checks that the host has the memory the
+// run needs (Runner/Report.h), and it reports the compile and run times.
+//
 // Exit status (of every rank): 0 when the run succeeded (and the outputs
-// match the reference), 1 when they do not match, 2 on any other error;
-// the runtime's fatal errors end the run with 70.
+// match the reference), 1 when they do not match or a program does not
+// parse or compile (a located error says why), 2 on a usage or input error
+// (a bad flag or value, a missing file, no such entry function, too little
+// memory); the runtime's fatal errors end the run with 70.
 //
 //===----------------------------------------------------------------------===//
 
+#include "OverlapDialect/Analysis/EntryFunction.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Runner/Compare.h"
 #include "OverlapDialect/Runner/Inputs.h"
 #include "OverlapDialect/Runner/Launch.h"
 #include "OverlapDialect/Runner/LaunchMpi.h"
 #include "OverlapDialect/Runner/Program.h"
+#include "OverlapDialect/Runner/Report.h"
+#include "OverlapDialect/Support/CommandLine.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -26,15 +34,15 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace llvm;
@@ -68,7 +76,8 @@ static cl::opt<std::string> inputDir(
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> saveOutputs(
     "save-outputs",
-    cl::desc("Write DIR/device<d>_output<i>.npy (with mpi, rank 0 writes)"),
+    cl::desc("Write DIR/device<d>_output<i>.npy, creating DIR (with mpi, "
+             "rank 0 writes)"),
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string>
     transport("transport", cl::init("threads"),
@@ -129,14 +138,36 @@ static cl::opt<bool> verifyCollectives(
              "runtime meet the mismatch"),
     cl::cat(category));
 
-/// Ends the tool with status 2 and a message.
+/// Ends the tool with a usage error and a message.
 [[noreturn]] static void fatal(const Twine &message) {
   errs() << "overlap-run: error: " << message << "\n";
-  std::exit(2);
+  std::exit(ExitUsage);
 }
 
-static Error makeError(const Twine &message) {
+/// A usage or input error (status 2), or a program rejected (status 1):
+/// the error code tells them apart.
+static Error makeUsageError(const Twine &message) {
+  return createStringError(std::make_error_code(std::errc::invalid_argument),
+                           message);
+}
+static Error makeProgramError(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message);
+}
+
+/// Prints `error` and returns its exit status.
+static int reportError(Error error) {
+  int status = ExitNegative;
+  handleAllErrors(std::move(error), [&](const ErrorInfoBase &info) {
+    if (info.convertToErrorCode() == std::errc::invalid_argument)
+      status = ExitUsage;
+    errs() << "overlap-run: error: " << info.message() << "\n";
+  });
+  return status;
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 static Expected<std::unique_ptr<Program>>
@@ -145,19 +176,24 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   auto file = MemoryBuffer::getFileOrSTDIN(path);
   if (!file)
-    return makeError("cannot read " + path + ": " + file.getError().message());
+    return makeUsageError("cannot read " + path + ": " +
+                          file.getError().message());
   sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   if (!module)
-    return makeError("cannot parse " + path);
+    return makeProgramError("cannot parse " + path);
+  FailureOr<mlir::FunctionOpInterface> found =
+      mlir::ovl::findEntryFunction(*module, entry, "--entry");
+  if (failed(found))
+    return makeUsageError(path + ": no entry function to run");
   CompileOptions options;
-  options.entry = entry.str();
+  options.entry = found->getName().str();
   options.optLevel = optLevel;
   options.verifyCollectives = verifyCollectives;
   auto program = Program::compile(*module, options);
   if (!program)
-    return makeError(path + ": " + toString(program.takeError()));
+    return makeProgramError(path + ": " + toString(program.takeError()));
   return std::move(*program);
 }
 
@@ -179,7 +215,7 @@ static Expected<DeviceTensors> loadInputs(const Program &program, int64_t first,
       sys::path::append(path, formatv("device{0}_input{1}.npy", device, i));
       auto tensor = readNpy(path, type);
       if (!tensor)
-        return tensor.takeError();
+        return makeUsageError(toString(tensor.takeError()));
       tensors.push_back(std::move(*tensor));
     }
   }
@@ -191,11 +227,13 @@ static Expected<DeviceTensors> loadInputs(const Program &program, int64_t first,
 struct Setup {
   std::unique_ptr<Program> program, reference;
   DeviceTensors inputs;
+  double compileSeconds = 0;
 };
 
 static Expected<Setup> prepare(mlir::MLIRContext &context,
                                const MpiSession *mpi) {
   Setup setup;
+  auto compileStart = std::chrono::steady_clock::now();
   auto program = compileFile(context, inputFile, entryName);
   if (!program)
     return program.takeError();
@@ -209,17 +247,27 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
       return reference.takeError();
     setup.reference = std::move(*reference);
     if (setup.reference->getNumDevices() != numDevices)
-      return makeError(
+      return makeProgramError(
           formatv("the program runs on {0} devices but the reference on {1}",
                   numDevices, setup.reference->getNumDevices()));
     if (setup.reference->getInputTypes() != setup.program->getInputTypes())
-      return makeError("the program and the reference take different inputs");
+      return makeProgramError(
+          "the program and the reference take different inputs");
   }
+  setup.compileSeconds = secondsSince(compileStart);
   if (mpi && mpi->size() != numDevices)
-    return makeError(formatv("the program runs on {0} devices but the MPI "
-                             "world has {1} ranks: start one rank per device "
-                             "(mpirun -np {0})",
-                             numDevices, mpi->size()));
+    return makeUsageError(
+        formatv("the program runs on {0} devices but the MPI "
+                "world has {1} ranks: start one rank per device "
+                "(mpirun -np {0})",
+                numDevices, mpi->size()));
+  // Refused before any input is made: a program sized for a pod would
+  // otherwise exhaust the host's memory part way.
+  int64_t devicesHere = mpi ? 1 : numDevices;
+  if (Error error = checkRunMemory(
+          estimateRunBytes(*setup.program, setup.reference.get(), devicesHere),
+          devicesHere))
+    return makeUsageError(toString(std::move(error)));
   auto inputs = mpi ? loadInputs(*setup.program, mpi->rank(), 1)
                     : loadInputs(*setup.program, 0, numDevices);
   if (!inputs)
@@ -228,53 +276,34 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
   return setup;
 }
 
-static void printTensor(raw_ostream &os, const HostTensor &tensor) {
-  int64_t count = tensor.type().numElements();
-  os << "[";
-  bool integer = isIntegerType(tensor.type().dtype);
-  for (int64_t i = 0; i < count; ++i) {
-    os << (i ? ", " : "");
-    if (integer)
-      os << tensor.getAsInt64(i);
-    else
-      os << format("%g", tensor.getAsDouble(i));
-  }
-  os << "]";
-}
-
-/// An element for the JSON report: the exact integer, or a double; JSON
-/// has no infinities or NaN, so those are strings ("inf", "-inf", "nan").
-static json::Value jsonValue(double value, std::optional<int64_t> exact) {
-  if (exact)
-    return *exact;
-  if (std::isnan(value))
-    return "nan";
-  if (std::isinf(value))
-    return value > 0 ? "inf" : "-inf";
-  return value;
-}
-
-static std::string formatPosition(ArrayRef<int64_t> position) {
-  std::string text;
-  for (int64_t index : position)
-    text += (text.empty() ? "" : ", ") + std::to_string(index);
-  return "[" + text + "]";
-}
-
 /// Compares, saves and prints the results of a run; returns the exit
 /// status.
-static int report(const Program &program, const LaunchResult &run,
-                  const LaunchResult *expected) {
-  std::optional<Comparison> comparison;
+static int report(const Setup &setup, const LaunchResult &run,
+                  const LaunchResult *expected, double runSeconds) {
+  RunReport summary;
+  summary.programPath = inputFile;
+  summary.entryName = setup.program->getEntryName();
+  summary.devices = setup.program->getNumDevices();
+  summary.transport = transport;
+  summary.compileSeconds = setup.compileSeconds;
+  summary.runSeconds = runSeconds;
+  summary.run = &run;
+  summary.printOutputs = printOutputs;
   if (expected) {
     std::optional<Tolerance> tolerance;
     if (relTolerance.getNumOccurrences() || absTolerance.getNumOccurrences())
       tolerance = Tolerance{relTolerance, absTolerance};
-    comparison =
+    summary.referencePath = referenceFile;
+    summary.comparison =
         compareOutputs(run.outputs, expected->outputs, tolerance, relativeTo);
   }
 
   if (!saveOutputs.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(saveOutputs)) {
+      errs() << "overlap-run: error: cannot create " << saveOutputs << ": "
+             << ec.message() << "\n";
+      return ExitUsage;
+    }
     for (auto [device, outputs] : llvm::enumerate(run.outputs)) {
       for (auto [i, tensor] : llvm::enumerate(outputs)) {
         SmallString<128> path(saveOutputs);
@@ -282,114 +311,24 @@ static int report(const Program &program, const LaunchResult &run,
         if (Error error = writeNpy(path, tensor)) {
           errs() << "overlap-run: error: " << toString(std::move(error))
                  << "\n";
-          return 2;
+          return ExitUsage;
         }
       }
     }
   }
-
-  std::vector<double> sorted = run.stepSeconds;
-  std::sort(sorted.begin(), sorted.end());
-  double median = sorted[sorted.size() / 2], fastest = sorted.front();
-
-  if (emitJson) {
-    json::Object result{
-        {"program", inputFile},
-        {"entry", program.getEntryName()},
-        {"devices", program.getNumDevices()},
-        {"transport", transport},
-        {"steps", static_cast<int64_t>(run.stepSeconds.size())},
-        {"step_seconds_median", median},
-        {"step_seconds_min", fastest},
-        {"step_seconds", json::Array(run.stepSeconds)},
-    };
-    if (comparison) {
-      json::Object compared{
-          {"reference", referenceFile},
-          {"equal", comparison->equal},
-          {"rtol_relative_to", stringifyRelativeTo(comparison->relativeTo)},
-          {"max_abs_error", comparison->maxAbsError},
-          {"max_rel_error", comparison->maxRelError}};
-      if (!comparison->structuralError.empty())
-        compared["error"] = comparison->structuralError;
-      if (comparison->firstMismatch) {
-        const Mismatch &m = *comparison->firstMismatch;
-        compared["first_mismatch"] =
-            json::Object{{"device", m.device},
-                         {"output", m.output},
-                         {"position", json::Array(m.position)},
-                         {"actual", jsonValue(m.actual, m.actualInt)},
-                         {"expected", jsonValue(m.expected, m.expectedInt)}};
-      }
-      result["comparison"] = std::move(compared);
-    }
-    if (printOutputs) {
-      json::Array devices;
-      for (const auto &outputs : run.outputs) {
-        json::Array tensors;
-        for (const HostTensor &tensor : outputs) {
-          json::Array values;
-          bool integer = isIntegerType(tensor.type().dtype);
-          for (int64_t i = 0; i < tensor.type().numElements(); ++i)
-            values.push_back(
-                jsonValue(tensor.getAsDouble(i),
-                          integer ? std::optional<int64_t>(tensor.getAsInt64(i))
-                                  : std::nullopt));
-          tensors.push_back(json::Object{{"type", tensor.type().str()},
-                                         {"values", std::move(values)}});
-        }
-        devices.push_back(std::move(tensors));
-      }
-      result["outputs"] = std::move(devices);
-    }
-    outs() << formatv("{0:2}", json::Value(std::move(result))) << "\n";
-  } else {
-    outs() << formatv("{0}: @{1} on {2} devices ({3})\n", inputFile,
-                      program.getEntryName(), program.getNumDevices(),
-                      transport);
-    outs() << formatv("  step time: median {0:f3} ms, min {1:f3} ms over {2} "
-                      "step(s)\n",
-                      median * 1e3, fastest * 1e3, run.stepSeconds.size());
-    if (printOutputs) {
-      for (auto [device, outputs] : llvm::enumerate(run.outputs)) {
-        for (auto [i, tensor] : llvm::enumerate(outputs)) {
-          outs() << formatv("  device {0} output {1} ({2}): ", device, i,
-                            tensor.type().str());
-          printTensor(outs(), tensor);
-          outs() << "\n";
-        }
-      }
-    }
-    if (comparison) {
-      outs() << formatv("  reference {0}: {1} (max abs error {2:e}, max rel "
-                        "error {3:e}; rtol relative to {4})\n",
-                        referenceFile,
-                        comparison->equal ? "equal" : "NOT EQUAL",
-                        comparison->maxAbsError, comparison->maxRelError,
-                        stringifyRelativeTo(comparison->relativeTo));
-      if (!comparison->structuralError.empty())
-        outs() << "  " << comparison->structuralError << "\n";
-      if (comparison->firstMismatch) {
-        const Mismatch &m = *comparison->firstMismatch;
-        outs() << formatv("  first difference: device {0} output {1} at {2}: ",
-                          m.device, m.output, formatPosition(m.position));
-        if (m.actualInt)
-          outs() << *m.actualInt << " vs reference " << *m.expectedInt << "\n";
-        else
-          outs() << format("%g vs reference %g\n", m.actual, m.expected);
-      }
-    }
-  }
-  return comparison && !comparison->equal ? 1 : 0;
+  printRunReport(summary, emitJson, outs());
+  return summary.comparison && !summary.comparison->equal ? ExitNegative
+                                                          : ExitSuccess;
 }
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
+  parseToolCommandLine(
       argc, argv,
-      "overlap-run: run an ovl program on the CPU runtime, one thread per "
-      "device or one MPI rank per device\n");
+      std::string("overlap-run: run an ovl program on the CPU runtime, one "
+                  "thread per device or one MPI rank per device\n\n") +
+          kExitStatusHelp);
   if (transport != "threads" && transport != "mpi")
     fatal("unknown transport '" + transport + "'; expected threads or mpi");
   if (!(relTolerance >= 0 && std::isfinite(relTolerance)))
@@ -428,14 +367,15 @@ int main(int argc, char **argv) {
     // usually fail alike (same files): then rank 0 alone reports.
     MpiSession::Agreement agreed = mpi->agree(bool(setup), timeout);
     if (!agreed.everyRank) {
+      int status = ExitUsage;
       if (!setup && (mpi->isRoot() || agreed.rootRank))
-        errs() << "overlap-run: error: " << toString(setup.takeError()) << "\n";
+        status = reportError(setup.takeError());
       else if (!setup)
         consumeError(setup.takeError());
-      return mpi->finish(2, timeout);
+      return mpi->finish(status, timeout);
     }
   } else if (!setup) {
-    fatal(toString(setup.takeError()));
+    return reportError(setup.takeError());
   }
 
   LaunchOptions launch;
@@ -447,6 +387,7 @@ int main(int argc, char **argv) {
     return mpi ? mpi->launch(program, setup->inputs.front(), options)
                : launchOnThreads(program, setup->inputs, options);
   };
+  auto runStart = std::chrono::steady_clock::now();
   LaunchResult run = runProgram(*setup->program, launch);
   std::optional<LaunchResult> expected;
   if (setup->reference) {
@@ -454,10 +395,12 @@ int main(int argc, char **argv) {
     once.repeat = 1;
     expected = runProgram(*setup->reference, once);
   }
+  double runSeconds = secondsSince(runStart);
   if (!mpi)
-    return report(*setup->program, run, expected ? &*expected : nullptr);
-  int status = mpi->isRoot() ? report(*setup->program, run,
-                                      expected ? &*expected : nullptr)
-                             : 0;
+    return report(*setup, run, expected ? &*expected : nullptr, runSeconds);
+  int status =
+      mpi->isRoot()
+          ? report(*setup, run, expected ? &*expected : nullptr, runSeconds)
+          : 0;
   return mpi->finish(status, timeout);
 }

@@ -13,19 +13,25 @@
 // plays every device. --mlir-timing prints where the tool's time went:
 // parsing, building the step list, simulating, estimating peak memory.
 //
+// The machine is the one ovl-overlap-pipeline recorded on the module
+// (`ovl.machine`), unless --hardware, --topology or --device-assignment
+// name another (a warning says when it differs), else TPU v4.
+//
 // Exit status: 0 on success, 1 when the program cannot be simulated (a
-// located error says why), 2 on a usage error.
+// located error says why), 2 on a usage or input error (a bad flag or
+// value, a missing file, no such entry function, a machine that does not
+// fit the program's grid).
 //
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Analysis/CollectiveConsistency.h"
+#include "OverlapDialect/Analysis/EntryFunction.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
-#include "OverlapDialect/Analysis/PeakMemory.h"
-#include "OverlapDialect/Analysis/SimProgramBuilder.h"
+#include "OverlapDialect/Analysis/Simulate.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Simulator/Simulator.h"
+#include "OverlapDialect/Support/CommandLine.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -60,17 +66,18 @@ static cl::opt<bool> allFunctions(
 static cl::opt<std::string> hardware(
     "hardware", cl::init("tpu-v4"),
     cl::desc("Built-in hardware (tpu-v4, tpu-v5e, tpu-v5p, h100-nvlink) or "
-             "the path of a JSON description"),
+             "the path of a JSON description (default: the one "
+             "ovl-overlap-pipeline recorded on the module, else tpu-v4)"),
     cl::value_desc("name|file.json"), cl::cat(category));
 static cl::opt<std::string> topology(
     "topology",
-    cl::desc("Physical extents, e.g. 4x4x8 (default: near-cubic for the "
-             "grid's device count)"),
+    cl::desc("Physical extents, e.g. 4x4x8 (default: the recorded one, "
+             "else near-cubic for the grid's device count)"),
     cl::value_desc("AxBxC"), cl::cat(category));
 static cl::list<int64_t> deviceAssignment(
     "device-assignment", cl::CommaSeparated,
     cl::desc("Physical device of each logical device, in logical order "
-             "(default: row-major)"),
+             "(default: the recorded one, else row-major)"),
     cl::value_desc("p0,p1,..."), cl::cat(category));
 static cl::opt<unsigned> maxInFlight(
     "max-in-flight", cl::init(0),
@@ -96,97 +103,21 @@ static cl::opt<std::string>
                        "ui.perfetto.dev)"),
               cl::value_desc("file.json"), cl::cat(category));
 
-static mlir::FunctionOpInterface findEntry(mlir::ModuleOp module) {
-  if (!entryName.empty()) {
-    auto func = module.lookupSymbol<mlir::FunctionOpInterface>(entryName);
-    if (!func)
-      module.emitError("no function named '") << entryName << "'";
-    return func;
-  }
-  mlir::FunctionOpInterface found;
-  for (auto func : module.getOps<mlir::FunctionOpInterface>()) {
-    if (func.isExternal() || !func.isPublic())
-      continue;
-    if (found) {
-      module.emitError("several public functions; choose one with --entry");
-      return {};
-    }
-    found = func;
-  }
-  if (!found)
-    module.emitError("no public function with a body to simulate");
-  return found;
-}
-
-/// Simulates `func` on the machine of its grid (`machines` builds one per
-/// grid shape) into `report`. Returns the exit status: 0, or 1 or 2 after
-/// saying why.
-static int simulateFunction(mlir::FunctionOpInterface func,
-                            mlir::ovl::MachineModelCache &machines,
-                            raw_ostream *trace, mlir::TimingScope &timing,
-                            mlir::ovl::SimReport &report) {
-  FailureOr<SmallVector<int64_t, 4>> gridShape =
-      mlir::ovl::getProgramGridShape(func);
-  if (failed(gridShape))
-    return 1;
-  Expected<const mlir::ovl::MachineModel *> machine = machines.get(*gridShape);
-  if (!machine) {
-    errs() << "overlap-sim: " << toString(machine.takeError()) << "\n";
-    return 2;
-  }
-  mlir::ovl::SimProgramOptions programOptions;
-  if (unidirectional)
-    programOptions.collectiveDirection =
-        mlir::ovl::RingDirection::Unidirectional;
-  mlir::TimingScope buildTiming = timing.nest("build step list");
-  FailureOr<mlir::ovl::SimProgram> program =
-      mlir::ovl::buildSimProgram(func, **machine, programOptions);
-  buildTiming.stop();
-  if (failed(program))
-    return 1;
-  mlir::ovl::SimOptions simOptions;
-  simOptions.maxInFlight = maxInFlight;
-  simOptions.trace = trace;
-  simOptions.bruteForce = bruteForce;
-  mlir::TimingScope simulateTiming = timing.nest("simulate");
-  Expected<mlir::ovl::SimReport> simulated =
-      mlir::ovl::simulate(*program, **machine, simOptions);
-  simulateTiming.stop();
-  if (!simulated) {
-    errs() << "overlap-sim: " << toString(simulated.takeError()) << "\n";
-    return 1;
-  }
-  report = std::move(*simulated);
-  if (auto funcOp = dyn_cast<mlir::func::FuncOp>(func.getOperation())) {
-    mlir::TimingScope peakTiming = timing.nest("peak memory");
-    FailureOr<mlir::ovl::PeakMemory> peak =
-        mlir::ovl::estimatePeakMemory(funcOp);
-    if (failed(peak))
-      return 1;
-    report.peakMemoryBytes = static_cast<double>(peak->peakBytes);
-    if (report.fitsInMemory() == false)
-      errs() << formatv("overlap-sim: warning: @{0} needs {1} bytes per "
-                        "device at its peak, more than the {2} bytes of "
-                        "HBM of {3}\n",
-                        func.getName(), peak->peakBytes,
-                        int64_t(report.hbmCapacityBytes), report.hardware);
-  }
-  return 0;
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(
+  overlap::parseToolCommandLine(
       argc, argv,
-      "overlap-sim: simulate an ovl program on a model of an accelerator "
-      "pod\n\n(--mlir-timing prints the time of each phase: parse, verify "
-      "collectives, build step list, simulate, peak memory)\n");
+      std::string("overlap-sim: simulate an ovl program on a model of an "
+                  "accelerator pod\n\n(--mlir-timing prints the time of each "
+                  "phase: parse, verify collectives, build step list, "
+                  "simulate, peak memory)\n\n") +
+          overlap::kExitStatusHelp);
   if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
     errs() << "overlap-sim: --all-functions takes neither --entry nor "
               "--trace\n";
-    return 2;
+    return overlap::ExitUsage;
   }
 
   mlir::DefaultTimingManager timingManager;
@@ -204,7 +135,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<MemoryBuffer> buffer = mlir::openInputFile(inputFile, &error);
   if (!buffer) {
     errs() << "overlap-sim: " << error << "\n";
-    return 2;
+    return overlap::ExitUsage;
   }
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
   mlir::TimingScope parseTiming = timing.nest("parse");
@@ -212,11 +143,11 @@ int main(int argc, char **argv) {
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
   parseTiming.stop();
   if (!module)
-    return 1;
+    return overlap::ExitNegative;
   // The simulator plays one step list for all devices: they must agree.
   mlir::TimingScope verifyTiming = timing.nest("verify collectives");
   if (failed(mlir::ovl::verifyCollectiveConsistency(*module)))
-    return 1;
+    return overlap::ExitNegative;
   verifyTiming.stop();
 
   SmallVector<mlir::FunctionOpInterface> entries;
@@ -226,14 +157,28 @@ int main(int argc, char **argv) {
         entries.push_back(func);
     if (entries.empty()) {
       module->emitError("no function with a body to simulate");
-      return 1;
+      return overlap::ExitUsage;
     }
   } else {
-    mlir::FunctionOpInterface entry = findEntry(*module);
-    if (!entry)
-      return 1;
-    entries.push_back(entry);
+    FailureOr<mlir::FunctionOpInterface> entry =
+        mlir::ovl::findEntryFunction(*module, entryName, "--entry");
+    if (failed(entry))
+      return overlap::ExitUsage;
+    entries.push_back(*entry);
   }
+
+  mlir::ovl::RequestedMachine requested;
+  if (hardware.getNumOccurrences())
+    requested.hardware = hardware;
+  if (topology.getNumOccurrences())
+    requested.topology = topology;
+  if (deviceAssignment.getNumOccurrences())
+    requested.deviceAssignment.emplace(deviceAssignment.begin(),
+                                       deviceAssignment.end());
+  FailureOr<mlir::ovl::MachineChoice> machine =
+      mlir::ovl::resolveMachine(*module, requested);
+  if (failed(machine))
+    return overlap::ExitNegative;
 
   std::unique_ptr<ToolOutputFile> trace;
   if (!traceFile.empty()) {
@@ -242,23 +187,39 @@ int main(int argc, char **argv) {
     if (ec) {
       errs() << "overlap-sim: cannot write '" << traceFile
              << "': " << ec.message() << "\n";
-      return 2;
+      return overlap::ExitUsage;
     }
   }
-  mlir::ovl::MachineModelCache machines(hardware, topology, deviceAssignment);
+  mlir::ovl::MachineModelCache machines(machine->hardware, machine->topology,
+                                        machine->deviceAssignment);
+  mlir::ovl::SimulateOptions options;
+  if (unidirectional)
+    options.collectiveDirection = mlir::ovl::RingDirection::Unidirectional;
+  options.maxInFlight = maxInFlight;
+  options.bruteForce = bruteForce;
+  options.trace = trace ? &trace->os() : nullptr;
+  options.timing = &timing;
   if (allFunctions && jsonOutput)
     outs() << "[\n";
   for (auto [i, func] : llvm::enumerate(entries)) {
-    mlir::ovl::SimReport report;
-    if (int status = simulateFunction(
-            func, machines, trace ? &trace->os() : nullptr, timing, report))
-      return status;
+    mlir::ovl::SimulateFailure why;
+    FailureOr<mlir::ovl::SimReport> report =
+        mlir::ovl::simulateFunction(func, machines, options, &why);
+    if (failed(report))
+      return why == mlir::ovl::SimulateFailure::Machine ? overlap::ExitUsage
+                                                        : overlap::ExitNegative;
+    if (report->fitsInMemory() == false)
+      errs() << formatv("overlap-sim: warning: @{0} needs {1} bytes per "
+                        "device at its peak, more than the {2} bytes of "
+                        "HBM of {3}\n",
+                        func.getName(), int64_t(report->peakMemoryBytes),
+                        int64_t(report->hbmCapacityBytes), report->hardware);
     if (!allFunctions) {
       if (jsonOutput) {
-        mlir::ovl::writeReportJSON(report, outs());
+        mlir::ovl::writeReportJSON(*report, outs());
         outs() << "\n";
       } else {
-        mlir::ovl::printReport(report, outs());
+        mlir::ovl::printReport(*report, outs());
       }
       continue;
     }
@@ -266,16 +227,16 @@ int main(int argc, char **argv) {
       outs() << (i ? ",\n" : "")
              << "{\"function\": " << llvm::json::Value(func.getName().str())
              << ", \"report\": ";
-      mlir::ovl::writeReportJSON(report, outs());
+      mlir::ovl::writeReportJSON(*report, outs());
       outs() << "}";
     } else {
       outs() << (i ? "\n" : "") << "@" << func.getName() << "\n";
-      mlir::ovl::printReport(report, outs());
+      mlir::ovl::printReport(*report, outs());
     }
   }
   if (allFunctions && jsonOutput)
     outs() << "\n]\n";
   if (trace)
     trace->keep();
-  return 0;
+  return overlap::ExitSuccess;
 }

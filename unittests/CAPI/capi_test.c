@@ -129,13 +129,17 @@ int main(void) {
   CHECK(json.data && strstr(json.data, "\"step_time_s\""));
   CHECK(json.data && strstr(json.data, "\"num_devices\": 4"));
   free(json.data);
+  CHECK(numDiagnostics == 0);
+  /* The pipeline recorded its machine (the default topology): another one
+     given explicitly is simulated, with a warning. */
   char *owned =
       overlapSimulateToJSON(module, mlirStringRefCreateFromCString("mlp"),
                             mlirStringRefCreateFromCString(""),
                             mlirStringRefCreateFromCString("4x1x1"));
   CHECK(owned && strstr(owned, "\"overlap_fraction\""));
+  CHECK(owned && strstr(owned, "4x1x1"));
   overlapStringFree(owned);
-  CHECK(numDiagnostics == 0);
+  CHECK(numDiagnostics == 1);
   mlirModuleDestroy(module);
 
   /* A textual pipeline, with and without the builtin.module wrapper. */

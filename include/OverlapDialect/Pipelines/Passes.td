@@ -23,7 +23,10 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
     simulator and the runtime follow, and `ovl-verify-collectives` again on
     the result. Its options are those of the decomposition and of the
     scheduler, with one machine (`hardware`, `topology`,
-    `device-assignment`) for both; give the simulator the same machine.
+    `device-assignment`) for both, which it records on the module as the
+    discardable attribute `ovl.machine` (a dictionary of `hardware` and,
+    when given, `topology` and `device_assignment`): `overlap-sim`
+    simulates on that machine unless told otherwise.
     C++: `overlap::buildOverlapPipeline` adds the same passes to a pass
     manager.
   }];

@@ -54,6 +54,10 @@ public:
   const std::vector<TensorType> &getInputTypes() const { return inputTypes; }
   const std::vector<TensorType> &getOutputTypes() const { return outputTypes; }
   const std::string &getEntryName() const { return entryName; }
+  /// The bytes one device holds at the worst point of a step (arguments,
+  /// results and intermediates, as ovl::estimatePeakMemory models them);
+  /// 0 when that could not be estimated.
+  int64_t getPeakBytesPerDevice() const { return peakBytes; }
 
   /// Runs the entry function once on the calling thread's device. The
   /// program may overwrite its inputs in place (One-Shot Bufferize treats
@@ -68,6 +72,7 @@ private:
   void (*entry)(void **) = nullptr;
   std::string entryName;
   int64_t numDevices = 1;
+  int64_t peakBytes = 0;
   std::vector<TensorType> inputTypes, outputTypes;
 };
 
