@@ -8,10 +8,11 @@ Tools are found in $OVERLAP_BIN, else in build/bin of this repository.
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 
-from ._capi import REPO_ROOT, Error
+from ._capi import REPO_ROOT, Error, topology_text
 
 
 def _numpy():
@@ -42,6 +43,40 @@ def _write_program(directory, name, program):
     return path
 
 
+def _grid_sizes(text):
+    """The device counts of the module's grids, as overlap-run counts its
+    devices (every grid's size; they must agree), read from the printed
+    module, where every grid prints as `shard.grid @name(shape = AxB)`.
+    None for a dynamic extent (overlap-run refuses it with the reason)."""
+    from . import parse  # the package's default context
+    sizes = {}
+    for name, shape in re.findall(r"^\s*shard\.grid @(\S+)\(shape = ([^)]*)\)",
+                                  parse(text).text, re.M):
+        if "?" in shape:
+            return None
+        size = 1
+        for extent in shape.split("x"):
+            size *= int(extent)
+        sizes[name] = size
+    return sizes
+
+
+def _check_device_count(text, inputs):
+    """Refuses `inputs` whose number of device lists is not the program's
+    device count: overlap-run would name the first missing temporary .npy
+    file instead, or ignore the extra devices."""
+    sizes = _grid_sizes(text)
+    if sizes is None or len(set(sizes.values())) > 1:
+        return  # overlap-run's own error says what is wrong with the grids
+    expected = next(iter(sizes.values()), 1)
+    if len(inputs) != expected:
+        grids = ", ".join("@%s" % name for name in sizes) or "no grid"
+        raise Error("run: the program runs on %d device%s (%s) but inputs "
+                    "has %d device list%s; pass one list of arrays per device"
+                    % (expected, "" if expected == 1 else "s", grids,
+                       len(inputs), "" if len(inputs) == 1 else "s"))
+
+
 def run(text, inputs=None, reference=None, entry=None, seed=None,
         timeout=None, rtol=None, atol=None, rtol_relative_to=None,
         extra_args=()):
@@ -50,7 +85,9 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     arrays.
 
     `inputs`: a list per device of the entry function's arguments as numpy
-    arrays (bf16 as uint16 bit patterns, see `to_bf16`); None takes
+    arrays (bf16 as uint16 bit patterns, see `to_bf16`), one list for each
+    device of the program's grid (another count raises `Error` naming
+    both); None takes
     overlap-run's deterministic inputs of `seed` (default 0).
     `reference`: the text of a second program run on the same inputs; the
     outputs must match within the tolerance (`rtol`, `atol`, defaults by
@@ -59,6 +96,8 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     another width of the same kind holding only values exact in it.
     """
     np = _numpy()
+    if inputs is not None:
+        _check_device_count(text, inputs)
     with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
         program = _write_program(tmp, "program.mlir", text)
         args = [tool_path("overlap-run"), program]
@@ -123,6 +162,7 @@ def trace(text, hardware="tpu-v4", topology=None, entry=None):
                 trace_path]
         if hardware:
             args += ["--hardware", hardware]
+        topology = topology_text(topology)
         if topology:
             args += ["--topology", topology]
         if entry:
