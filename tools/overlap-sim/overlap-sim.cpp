@@ -45,6 +45,12 @@ using namespace llvm;
 
 static cl::OptionCategory category("overlap-sim options");
 
+/// The trace's defaults keep it small: Perfetto loads a trace of 8 devices
+/// and 200000 spans (about 30 MB) at once, where one of every device of a
+/// large pod runs to hundreds of MB.
+static constexpr int64_t kDefaultTraceDevices = 8;
+static constexpr int64_t kDefaultTraceMaxEvents = 200000;
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<program.mlir>"),
                                       cl::cat(category));
@@ -95,6 +101,17 @@ static cl::opt<std::string>
               cl::desc("Write a Chrome/Perfetto trace (chrome://tracing, "
                        "ui.perfetto.dev)"),
               cl::value_desc("file.json"), cl::cat(category));
+static cl::opt<std::string> traceDevices(
+    "trace-devices",
+    cl::desc("Devices the trace shows, with the links that leave or enter "
+             "them: a list of devices and ranges such as 0,2,5-7, or 'all' "
+             "(default: 0-7, every device of a program of at most 8)"),
+    cl::value_desc("list|all"), cl::cat(category));
+static cl::opt<int64_t> traceMaxEvents(
+    "trace-max-events", cl::init(kDefaultTraceMaxEvents),
+    cl::desc("Spans the trace holds at most, the earliest (0: no bound; "
+             "the trace's otherData says what was left out)"),
+    cl::cat(category));
 
 static mlir::FunctionOpInterface findEntry(mlir::ModuleOp module) {
   if (!entryName.empty()) {
@@ -117,6 +134,42 @@ static mlir::FunctionOpInterface findEntry(mlir::ModuleOp module) {
     module.emitError("no public function with a body to simulate");
   return found;
 }
+
+/// The devices of --trace-devices, ascending, each once (empty for 'all'),
+/// or a usage error.
+static Expected<std::vector<int64_t>> parseTraceDevices(StringRef text) {
+  std::vector<int64_t> devices;
+  if (text == "all")
+    return devices;
+  SmallVector<StringRef> items;
+  text.split(items, ',');
+  for (StringRef item : items) {
+    auto [first, last] = item.split('-');
+    if (!item.contains('-'))
+      last = first;
+    // getAsInteger takes digits only here: a '-' went to split.
+    int64_t lo, hi;
+    if (first.getAsInteger(10, lo) || last.getAsInteger(10, hi))
+      return createStringError("--trace-devices: '" + item +
+                               "' is not a device or a range A-B of devices "
+                               "(e.g. 0,2,5-7, or all)");
+    if (hi < lo)
+      return createStringError("--trace-devices: the range '" + item +
+                               "' ends before it starts");
+    if (hi - lo >= int64_t(1) << 20)
+      return createStringError("--trace-devices: the range '" + item +
+                               "' has more devices than a machine");
+    for (int64_t d = lo; d <= hi; ++d)
+      devices.push_back(d);
+  }
+  llvm::sort(devices);
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
+}
+
+/// --trace-devices as parsed by main (empty: every device), before the
+/// program is read so that a bad list fails at once.
+static std::vector<int64_t> parsedTraceDevices;
 
 /// Simulates `func` on the machine of its grid (`machines` builds one per
 /// grid shape) into `report`. Returns the exit status: 0, or 1 or 2 after
@@ -147,6 +200,21 @@ static int simulateFunction(mlir::FunctionOpInterface func,
   mlir::ovl::SimOptions simOptions;
   simOptions.maxInFlight = maxInFlight;
   simOptions.trace = trace;
+  if (trace) {
+    int64_t numDevices = (*machine)->assignment.getNumLogicalDevices();
+    std::vector<int64_t> devices = parsedTraceDevices;
+    if (!devices.empty() && devices.back() >= numDevices) {
+      errs() << formatv("overlap-sim: --trace-devices: device {0} is not one "
+                        "of the program's {1} devices (0-{2})\n",
+                        devices.back(), numDevices, numDevices - 1);
+      return 2;
+    }
+    if (!traceDevices.getNumOccurrences() && numDevices > kDefaultTraceDevices)
+      for (int64_t d = 0; d < kDefaultTraceDevices; ++d)
+        devices.push_back(d);
+    simOptions.traceDevices = std::move(devices);
+    simOptions.traceMaxSpans = traceMaxEvents;
+  }
   simOptions.bruteForce = bruteForce;
   mlir::TimingScope simulateTiming = timing.nest("simulate");
   Expected<mlir::ovl::SimReport> simulated =
@@ -157,6 +225,9 @@ static int simulateFunction(mlir::FunctionOpInterface func,
     return 1;
   }
   report = std::move(*simulated);
+  if (!report.traceNote.empty())
+    errs() << "overlap-sim: note: " << report.traceNote
+           << " (--trace-devices, --trace-max-events)\n";
   if (auto funcOp = dyn_cast<mlir::func::FuncOp>(func.getOperation())) {
     mlir::TimingScope peakTiming = timing.nest("peak memory");
     FailureOr<mlir::ovl::PeakMemory> peak =
@@ -183,6 +254,25 @@ int main(int argc, char **argv) {
       "overlap-sim: simulate an ovl program on a model of an accelerator "
       "pod\n\n(--mlir-timing prints the time of each phase: parse, verify "
       "collectives, build step list, simulate, peak memory)\n");
+  if (traceFile.empty() && (traceDevices.getNumOccurrences() ||
+                             traceMaxEvents.getNumOccurrences())) {
+    errs() << "overlap-sim: --trace-devices and --trace-max-events need "
+              "--trace\n";
+    return 2;
+  }
+  if (traceMaxEvents < 0) {
+    errs() << "overlap-sim: --trace-max-events: " << traceMaxEvents
+           << " is negative (0: no bound)\n";
+    return 2;
+  }
+  if (traceDevices.getNumOccurrences()) {
+    Expected<std::vector<int64_t>> devices = parseTraceDevices(traceDevices);
+    if (!devices) {
+      errs() << "overlap-sim: " << toString(devices.takeError()) << "\n";
+      return 2;
+    }
+    parsedTraceDevices = std::move(*devices);
+  }
   if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
     errs() << "overlap-sim: --all-functions takes neither --entry nor "
               "--trace\n";

@@ -1016,7 +1016,7 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
       parsed->getAsObject()->getArray("traceEvents");
   ASSERT_TRUE(events);
 
-  int computeSpans = 0, waitSpans = 0, linkSpans = 0;
+  int computeSpans = 0, waitSpans = 0, commSpans = 0, linkSpans = 0;
   double waited = 0;
   std::vector<std::string> processes, linkThreads;
   for (const llvm::json::Value &value : *events) {
@@ -1041,6 +1041,9 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
     } else if (tid == 0) {
       ++computeSpans;
       EXPECT_EQ(*event->getString("name"), "einsum");
+    } else if (tid >= 2) {
+      ++commSpans;
+      EXPECT_EQ(*event->getString("cat"), "permute");
     } else {
       ASSERT_EQ(tid, 1);
       ++waitSpans;
@@ -1057,6 +1060,8 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
   EXPECT_EQ(linkSpans, 4 * 3);
   EXPECT_EQ(computeSpans, 4 * 4);
   EXPECT_EQ(waitSpans, 4 * 3);
+  // Each send in flight on its device's track.
+  EXPECT_EQ(commSpans, 4 * 3);
   expectClose(waited, report.exposedCommTime);
 }
 
@@ -1069,7 +1074,7 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
   SimReport report = asyncAllGather(10).mustRun(options);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
-  int computeSpans = 0, linkSpans = 0;
+  int computeSpans = 0, collectiveSpans = 0, linkSpans = 0;
   double waited = 0;
   for (const llvm::json::Value &value :
        *parsed->getAsObject()->getArray("traceEvents")) {
@@ -1083,6 +1088,12 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
     } else if (*event->getInteger("tid") == 0) {
       ++computeSpans;
       EXPECT_EQ(*event->getNumber("ts"), 0);
+    } else if (*event->getInteger("tid") >= 2) {
+      // From the launch to the device's part done, on its in-flight track.
+      ++collectiveSpans;
+      EXPECT_EQ(*event->getString("cat"), "collective");
+      EXPECT_EQ(*event->getNumber("ts"), 0);
+      expectClose(*event->getNumber("dur") / 1e6, kRingAllGather);
     } else if (pid == report.criticalDevice) {
       EXPECT_EQ(*event->getString("name"), "done");
       waited += *event->getNumber("dur") / 1e6;
@@ -1091,6 +1102,7 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
   // Three rounds, each device sending once a round.
   EXPECT_EQ(linkSpans, 4 * 3);
   EXPECT_EQ(computeSpans, 4);
+  EXPECT_EQ(collectiveSpans, 4);
   expectClose(waited, kRingAllGather - 10);
 }
 
