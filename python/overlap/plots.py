@@ -178,7 +178,7 @@ def _draw_run(ax, run, scale, unit, end, axis_in, top_ops):
                            edgecolors="white", linewidth=0.3)
             for s, t, label in bars:
                 text = _fitting(t, label, fits)
-                if cat == "compute" and text:
+                if text:
                     ax.text((s + t / 2) * scale, y, text, ha="center",
                             va="center", fontsize=font, color="white",
                             clip_on=True)

@@ -7,6 +7,7 @@ Tools are found in $OVERLAP_BIN, else in build/bin of this repository.
 """
 
 import json
+import numbers
 import os
 import re
 import subprocess
@@ -151,10 +152,28 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
         return outputs
 
 
-def trace(text, hardware="tpu-v4", topology=None, entry=None):
+def _trace_devices(devices):
+    """--trace-devices of `devices`: "all", a list such as "0,2,5-7", or
+    ints."""
+    if isinstance(devices, str):
+        return devices
+    if isinstance(devices, (list, tuple, range)) and devices and all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool)
+            for d in devices):
+        return ",".join(str(int(d)) for d in devices)
+    raise TypeError("devices must be \"all\", a string like \"0,2,5-7\" or "
+                    "a non-empty list of ints; got %r" % (devices,))
+
+
+def trace(text, hardware="tpu-v4", topology=None, entry=None, devices=None,
+          max_events=None):
     """Simulates `text` with `overlap-sim --json --trace` and returns the
     report (as `simulate` does) with the Chrome/Perfetto trace under
-    report["trace"], for `plot_timeline`."""
+    report["trace"], for `plot_timeline`. `devices` (--trace-devices):
+    the devices the trace shows, "all", "0,2,5-7" or a list of ints
+    (default 0-7); `max_events` (--trace-max-events): its bound on spans
+    (default 200000, 0 for none). report["trace"]["otherData"]["note"]
+    says what the trace left out."""
     with tempfile.TemporaryDirectory(prefix="overlap-sim-") as tmp:
         program = _write_program(tmp, "program.mlir", text)
         trace_path = os.path.join(tmp, "trace.json")
@@ -167,6 +186,10 @@ def trace(text, hardware="tpu-v4", topology=None, entry=None):
             args += ["--topology", topology]
         if entry:
             args += ["--entry", entry]
+        if devices is not None:
+            args += ["--trace-devices=" + _trace_devices(devices)]
+        if max_events is not None:
+            args += ["--trace-max-events=%d" % max_events]
         proc = subprocess.run(args, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:

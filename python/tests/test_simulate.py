@@ -106,3 +106,20 @@ def test_pipeline_topology_as_tuple(mlp_1d_text):
     assert "topology=2x2x1" in overlap.pipeline_options({"topology": (2, 2, 1)})
     assert overlap.overlap_pipeline(mlp_1d_text, topology=(4, 1, 1)) == \
         overlap.overlap_pipeline(mlp_1d_text, topology="4x1x1")
+
+
+def test_trace_devices_and_bound(large_mlp):
+    text, topology = large_mlp
+    report = overlap.trace(text, "tpu-v4", topology, devices="1,3-4",
+                           max_events=5)
+    other = report["trace"]["otherData"]
+    assert other["traced_devices"] == "1,3-4"
+    assert other["spans_written"] <= 5 < other["spans"]
+    assert "spans left out" in other["note"]
+    pids = {e["pid"] for e in report["trace"]["traceEvents"]
+            if e.get("name") == "process_name"}
+    assert pids == {1, 3, 4, 8}  # and the links
+    with pytest.raises(TypeError, match="non-empty list of ints"):
+        overlap.trace(text, "tpu-v4", topology, devices=[0.5])
+    with pytest.raises(overlap.Error, match="not one of the program's 8"):
+        overlap.trace(text, "tpu-v4", topology, devices=[9])
