@@ -3,7 +3,9 @@
 // Plays an SPMD ovl program on a model of a pod: the hardware's compute
 // rates, its interconnect's links and latencies, the grid placed on a
 // topology. Prints how long one step takes and where the time goes, as text
-// or JSON, and can write a Chrome/Perfetto trace of every device and link.
+// or JSON, and can write a Chrome/Perfetto trace of chosen devices and
+// their links (by default devices 0-7 and at most 200000 spans, with a
+// note on what was left out).
 //
 // With --all-functions it plays every function of the module in turn, one
 // report each, so that a script comparing many variants of a program (say
@@ -46,8 +48,8 @@ using namespace llvm;
 static cl::OptionCategory category("overlap-sim options");
 
 /// The trace's defaults keep it small: Perfetto loads a trace of 8 devices
-/// and 200000 spans (about 30 MB) at once, where one of every device of a
-/// large pod runs to hundreds of MB.
+/// and at most 200000 spans (some 35 MB) at once, where one of every device
+/// of a large pod runs to hundreds of MB (docs/Simulator.md, "The trace").
 static constexpr int64_t kDefaultTraceDevices = 8;
 static constexpr int64_t kDefaultTraceMaxEvents = 200000;
 
