@@ -92,8 +92,8 @@ mlir::ovl::detail::linksOfDevices(const Topology &topology,
       for (int64_t negative = 0; negative < 2; ++negative) {
         links.push_back((device * rank + dim) * 2 + negative);
         llvm::SmallVector<int64_t, 3> from = coords;
-        from[dim] = (coords[dim] + (negative ? 1 : -1) + extents[dim]) %
-                    extents[dim];
+        from[dim] =
+            (coords[dim] + (negative ? 1 : -1) + extents[dim]) % extents[dim];
         links.push_back((topology.deviceAt(from) * rank + dim) * 2 + negative);
       }
   }
@@ -148,8 +148,7 @@ std::string mlir::ovl::detail::writeChromeTrace(
   std::vector<uint32_t> laneOf(record.comm.size()), lanesOf(numPlayed);
   for (size_t p = 0; p < numPlayed; ++p)
     lanesOf[p] = assignLanes(record.comm, commOf[p], laneOf);
-  std::vector<std::vector<uint32_t>> transfersOf(
-      symmetry.getNumLinkClasses());
+  std::vector<std::vector<uint32_t>> transfersOf(symmetry.getNumLinkClasses());
   for (auto [i, span] : llvm::enumerate(record.transfers))
     for (uint32_t j = span.linksBegin; j < span.linksEnd; ++j)
       transfersOf[record.links[j]].push_back(i);

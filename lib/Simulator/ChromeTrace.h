@@ -92,8 +92,8 @@ std::string writeChromeTrace(const TraceRecord &record,
                              const Topology &topology,
                              const DeviceAssignment &assignment,
                              const DeviceSymmetry &symmetry,
-                             llvm::ArrayRef<int64_t> devices,
-                             int64_t maxSpans, llvm::raw_ostream &os);
+                             llvm::ArrayRef<int64_t> devices, int64_t maxSpans,
+                             llvm::raw_ostream &os);
 
 } // namespace detail
 } // namespace ovl

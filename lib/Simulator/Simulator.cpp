@@ -1202,8 +1202,8 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     t.blocking = blocking;
     t.run = run;
     // A permute is sent at the device's current step.
-    t.label = program.steps[run != kNoRun ? runs[run].step : devices[src].pc]
-                  .label;
+    t.label =
+        program.steps[run != kNoRun ? runs[run].step : devices[src].pc].label;
     t.issued = now;
     t.group = group;
     t.fluid = false;
@@ -1563,8 +1563,7 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
   if (!simulation.hasPerDeviceStats()) {
     // Too many (device, op) pairs to keep: run again (deterministically the
     // same) keeping the waits of the critical device only.
-    Simulation again(program, machine, played, report.criticalDevice,
-                     nullptr);
+    Simulation again(program, machine, played, report.criticalDevice, nullptr);
     if (llvm::Error err = again.prepare())
       return std::move(err);
     if (llvm::Error err = again.run())
@@ -1577,10 +1576,10 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
     if (traced.empty())
       for (int64_t d = 0; d < devices; ++d)
         traced.push_back(d);
-    report.traceNote = detail::writeChromeTrace(
-        *trace, program, machine.topology, machine.assignment,
-        simulation.getSymmetry(), traced, options.traceMaxSpans,
-        *options.trace);
+    report.traceNote =
+        detail::writeChromeTrace(*trace, program, machine.topology,
+                                 machine.assignment, simulation.getSymmetry(),
+                                 traced, options.traceMaxSpans, *options.trace);
   }
   return report;
 }

@@ -257,7 +257,7 @@ int main(int argc, char **argv) {
       "pod\n\n(--mlir-timing prints the time of each phase: parse, verify "
       "collectives, build step list, simulate, peak memory)\n");
   if (traceFile.empty() && (traceDevices.getNumOccurrences() ||
-                             traceMaxEvents.getNumOccurrences())) {
+                            traceMaxEvents.getNumOccurrences())) {
     errs() << "overlap-sim: --trace-devices and --trace-max-events need "
               "--trace\n";
     return 2;

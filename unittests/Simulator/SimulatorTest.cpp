@@ -1065,6 +1065,62 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
   expectClose(waited, report.exposedCommTime);
 }
 
+TEST(SimulatorTest, TraceOfSomeDevices) {
+  // Devices 1 and 3 of 4: their processes, the links that leave or enter
+  // them, the same report; the note names what was left out.
+  Bench setup = loopedEinsum(4, 64);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SimOptions options;
+  options.trace = &os;
+  options.traceDevices = {1, 3};
+  SimReport report = setup.mustRun(options);
+  expectClose(report.stepTime, setup.mustRun().stepTime);
+  EXPECT_EQ(report.traceNote, "the trace shows devices 1,3 of 4 and their 4 "
+                              "links that carried data");
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
+  std::vector<std::string> processes, linkThreads;
+  for (const llvm::json::Value &value :
+       *parsed->getAsObject()->getArray("traceEvents")) {
+    const llvm::json::Object *event = value.getAsObject();
+    if (*event->getString("ph") != "M")
+      continue;
+    llvm::StringRef name = *event->getObject("args")->getString("name");
+    if (*event->getString("name") == "process_name")
+      processes.push_back(name.str());
+    else if (*event->getInteger("pid") == 4)
+      linkThreads.push_back(name.str());
+  }
+  EXPECT_EQ(processes,
+            std::vector<std::string>({"device 1", "device 3", "links"}));
+  // The x+ links out of 1 and 3 and into them, from 0 and 2.
+  EXPECT_EQ(linkThreads,
+            std::vector<std::string>({"(0) x+", "(1) x+", "(2) x+", "(3) x+"}));
+}
+
+TEST(SimulatorTest, TraceRefusesBadDevicesAndBounds) {
+  Bench setup = loopedEinsum(4, 64);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SimOptions options;
+  options.trace = &os;
+  for (std::vector<int64_t> devices :
+       {std::vector<int64_t>{4}, {-1}, {2, 1}, {1, 1}}) {
+    options.traceDevices = devices;
+    llvm::Expected<SimReport> report = setup.run(options);
+    ASSERT_FALSE(static_cast<bool>(report));
+    EXPECT_NE(errorOf(std::move(report)).find("is not one of the 4 devices"),
+              std::string::npos);
+  }
+  options.traceDevices = {};
+  options.traceMaxSpans = -1;
+  llvm::Expected<SimReport> report = setup.run(options);
+  ASSERT_FALSE(static_cast<bool>(report));
+  EXPECT_NE(errorOf(std::move(report)).find("negative bound"),
+            std::string::npos);
+}
+
 TEST(SimulatorTest, TraceShowsAsyncCollectives) {
   // The rounds on the links, the compute beside them, the wait at the done.
   SimOptions options;
