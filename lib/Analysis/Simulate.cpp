@@ -148,6 +148,23 @@ FailureOr<SimReport> ovl::simulateFunction(FunctionOpInterface func,
   simOptions.maxInFlight = options.maxInFlight;
   simOptions.trace = options.trace;
   simOptions.bruteForce = options.bruteForce;
+  if (options.trace) {
+    int64_t numDevices = (*machine)->assignment.getNumLogicalDevices();
+    if (options.traceDevices) {
+      if (!options.traceDevices->empty() &&
+          options.traceDevices->back() >= numDevices) {
+        func.emitError("cannot trace device ")
+            << options.traceDevices->back() << ": the program has "
+            << numDevices << " devices (0-" << numDevices - 1 << ")";
+        return fail(SimulateFailure::Options);
+      }
+      simOptions.traceDevices = *options.traceDevices;
+    } else if (numDevices > kDefaultTraceDevices) {
+      for (int64_t d = 0; d < kDefaultTraceDevices; ++d)
+        simOptions.traceDevices.push_back(d);
+    }
+    simOptions.traceMaxSpans = options.traceMaxSpans;
+  }
   TimingScope simulateTiming = timing.nest("simulate");
   llvm::Expected<SimReport> report = simulate(*program, **machine, simOptions);
   simulateTiming.stop();

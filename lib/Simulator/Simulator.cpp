@@ -301,6 +301,8 @@ struct CollectiveRun : Waits {
   uint32_t next = kNoRun;
   /// Holds one of the device's DMA slots.
   bool async = false;
+  /// When it was launched (for the trace).
+  double launched = 0;
 };
 
 /// One route's part of a point-to-point transfer; the parts of one
@@ -321,6 +323,10 @@ struct Transfer {
   uint32_t group = 0;
   /// A send of a collective run's round, completing at the sender there.
   uint32_t run = kNoRun;
+  /// For the trace: the op that sent it and when (a permute's span runs
+  /// from its issue to its arrival).
+  uint32_t label = 0;
+  double issued = 0;
   bool blocking = false;
   /// On its links (the fluid phase).
   bool fluid = false;
@@ -371,6 +377,8 @@ public:
   llvm::Error run();
   SimReport makeReport() const;
   bool hasPerDeviceStats() const { return perDeviceStats; }
+  /// The symmetry played; valid after prepare().
+  const DeviceSymmetry &getSymmetry() const { return *symmetry; }
 
 private:
   // Preparation.
@@ -380,8 +388,9 @@ private:
   llvm::Error prepareSteps();
   llvm::Error prepareCollective(size_t index, StepInfo &info);
   llvm::Error preparePermute(size_t index, StepInfo &info);
-  /// The symmetry to play: none when asked for brute force or tracing
-  /// (the trace shows every device), else the one of the program.
+  /// The symmetry to play: none when asked for brute force or for a trace
+  /// of every device (which names the devices of every transfer), else
+  /// the one of the program.
   DeviceSymmetry findSymmetry() const;
 
   /// The played device that finishes last, the first one on a tie (whose
@@ -734,7 +743,7 @@ llvm::Error Simulation::prepareSteps() {
 DeviceSymmetry Simulation::findSymmetry() const {
   if (options.bruteForce)
     return DeviceSymmetry::none(topology, assignment, "asked for");
-  if (trace)
+  if (trace && options.traceDevices.empty())
     return DeviceSymmetry::none(topology, assignment,
                                 "the trace shows every device");
   std::set<CommPattern> distinct;
@@ -767,6 +776,18 @@ llvm::Error Simulation::prepare() {
     statsPlayed = playedOf(statsDevice);
   devices.assign(numPlayed, Device());
   linkActive.resize(symmetry->getNumLinkClasses());
+  if (trace) {
+    std::vector<int64_t> traced = options.traceDevices;
+    if (traced.empty())
+      for (int64_t d = 0; d < numDevices; ++d)
+        traced.push_back(d);
+    trace->playedTraced.assign(numPlayed, false);
+    for (int64_t logical : traced)
+      trace->playedTraced[playedOf(logical)] = true;
+    trace->linkClassTraced.assign(symmetry->getNumLinkClasses(), false);
+    for (int64_t link : detail::linksOfDevices(topology, assignment, traced))
+      trace->linkClassTraced[symmetry->linkClassOf(link)] = true;
+  }
   size_t numLabels = program.labels.size();
   if (statsDevice < 0 &&
       static_cast<uint64_t>(numPlayed) * numLabels <= kMaxPerDeviceStats) {
@@ -790,7 +811,7 @@ void Simulation::addExposed(int64_t d, uint32_t label, double begin,
     perDevice[d * program.labels.size() + label] += seconds;
   else if (d == statsPlayed)
     perLabel[label] += seconds;
-  if (trace && seconds > 0)
+  if (trace && seconds > 0 && trace->playedTraced[d])
     trace->waits.push_back({d, label, begin, seconds});
 }
 
@@ -853,7 +874,7 @@ void Simulation::advance(int64_t d, double now) {
     case SimStep::Kind::Compute:
       if (step.seconds > 0) {
         dev.computeTime += step.seconds;
-        if (trace)
+        if (trace && trace->playedTraced[d])
           trace->compute.push_back({d, step.label, now, step.seconds});
         dev.state = DeviceState::Computing;
         push(now + step.seconds, EventKind::Resume, d);
@@ -1068,6 +1089,7 @@ void Simulation::launchCollective(int64_t d, uint32_t step, bool async,
   run.step = step;
   run.round = infos[step].roundsBegin;
   run.async = async;
+  run.launched = now;
   run.next = dev.firstRun;
   dev.firstRun = id;
   if (async)
@@ -1122,6 +1144,10 @@ void Simulation::finishRun(uint32_t id, double now) {
   int64_t d = run.device;
   uint64_t key = doneKey(run.step, d);
   bool async = run.async;
+  if (trace && trace->playedTraced[d])
+    trace->comm.push_back({d, program.steps[run.step].label,
+                           /*permute=*/false, run.launched,
+                           now - run.launched});
   uint32_t *link = &devices[d].firstRun;
   while (*link != id)
     link = &runs[*link].next;
@@ -1175,6 +1201,10 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     t.fluidStart = -1;
     t.blocking = blocking;
     t.run = run;
+    // A permute is sent at the device's current step.
+    t.label =
+        program.steps[run != kNoRun ? runs[run].step : devices[src].pc].label;
+    t.issued = now;
     t.group = group;
     t.fluid = false;
     t.dirty = false;
@@ -1301,12 +1331,17 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   Transfer &t = transfers[id];
   if (trace && t.fluidStart >= 0) {
     uint32_t begin = trace->links.size();
-    trace->links.insert(trace->links.end(), t.links.begin(), t.links.end());
-    trace->transfers.push_back({t.src, t.dst, t.bytes, t.fluidStart,
-                                now - t.fluidStart, begin,
-                                static_cast<uint32_t>(trace->links.size())});
+    for (int64_t link : t.links)
+      if (trace->linkClassTraced[link])
+        trace->links.push_back(link);
+    if (trace->links.size() > begin)
+      trace->transfers.push_back({t.src, t.dst, t.label, t.bytes, t.fluidStart,
+                                  now - t.fluidStart, begin,
+                                  static_cast<uint32_t>(trace->links.size())});
   }
   int64_t src = t.src, dst = t.dst;
+  uint32_t label = t.label;
+  double issued = t.issued;
   uint64_t sendKey = t.sendKey, recvKey = t.recvKey;
   bool blocking = t.blocking;
   uint32_t run = t.run, group = t.group;
@@ -1316,6 +1351,8 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   if (--groupParts[group] > 0)
     return;
   freeGroups.push_back(group);
+  if (run == kNoRun && trace && trace->playedTraced[src])
+    trace->comm.push_back({src, label, /*permute=*/true, issued, now - issued});
 
   // The sender first: its own send done.
   if (run != kNoRun) {
@@ -1495,10 +1532,22 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
         "the simulation would play {0} steps on each of {1} devices, more "
         "than {2} device-steps",
         steps, devices, kMaxSimulatedDeviceSteps));
+  for (auto [i, d] : llvm::enumerate(options.traceDevices))
+    if (d < 0 || d >= devices || (i > 0 && d <= options.traceDevices[i - 1]))
+      return makeError(llvm::formatv(
+          "trace device {0} is not one of the {1} devices in ascending "
+          "order",
+          d, devices));
+  if (options.traceMaxSpans < 0)
+    return makeError("a negative bound on the trace's spans");
+  // A list of every device is the trace of every device.
+  SimOptions played = options;
+  if (static_cast<int64_t>(played.traceDevices.size()) == devices)
+    played.traceDevices.clear();
   std::optional<detail::TraceRecord> trace;
   if (options.trace)
     trace.emplace();
-  Simulation simulation(program, machine, options,
+  Simulation simulation(program, machine, played,
                         /*statsDevice=*/-1, trace ? &*trace : nullptr);
   if (llvm::Error err = simulation.prepare())
     return std::move(err);
@@ -1514,7 +1563,7 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
   if (!simulation.hasPerDeviceStats()) {
     // Too many (device, op) pairs to keep: run again (deterministically the
     // same) keeping the waits of the critical device only.
-    Simulation again(program, machine, options, report.criticalDevice, nullptr);
+    Simulation again(program, machine, played, report.criticalDevice, nullptr);
     if (llvm::Error err = again.prepare())
       return std::move(err);
     if (llvm::Error err = again.run())
@@ -1522,9 +1571,15 @@ llvm::Expected<SimReport> mlir::ovl::simulate(const SimProgram &program,
     report.ops = again.makeReport().ops;
   }
 
-  if (options.trace)
-    detail::writeChromeTrace(*trace, program, machine.topology,
-                             machine.assignment.getNumLogicalDevices(),
-                             *options.trace);
+  if (options.trace) {
+    std::vector<int64_t> traced = played.traceDevices;
+    if (traced.empty())
+      for (int64_t d = 0; d < devices; ++d)
+        traced.push_back(d);
+    report.traceNote =
+        detail::writeChromeTrace(*trace, program, machine.topology,
+                                 machine.assignment, simulation.getSymmetry(),
+                                 traced, options.traceMaxSpans, *options.trace);
+  }
   return report;
 }

@@ -71,8 +71,8 @@ def overlap_pipeline(text, **options):
 
 def simulate(text, hardware="tpu-v4", topology=None, entry=None,
              device_assignment=None, max_in_flight=0):
-    """Simulates `text` on `hardware` laid out as `topology` ("AxBxC",
-    default near-cubic); returns the report of docs/Simulator.md as a dict
+    """Simulates `text` on `hardware` laid out as `topology` ("AxBxC" or a
+    tuple or list of ints such as (2, 2, 1); default near-cubic); returns the report of docs/Simulator.md as a dict
     (step_time_s, compute_time_s, exposed_comm_time_s, ..., peak_memory_bytes,
     fits_in_memory, ops)."""
     return default_context().simulate(_text(text), hardware, topology, entry,

@@ -12,6 +12,7 @@ calling conventions do and avoids ctypes' struct-by-value callbacks.
 
 import ctypes
 import json
+import numbers
 import os
 import threading
 import weakref
@@ -249,15 +250,37 @@ class Context:
                                          device_assignment, max_in_flight)
 
 
+def topology_text(topology):
+    """A topology as the tools spell it: "AxBxC" as given, a tuple or list
+    of ints (2, 2, 1) -> "2x2x1", None -> "" (the default for the grid).
+    Anything else raises TypeError, an empty tuple ValueError: passed on
+    as text it would be read as the default, or as an invalid topology
+    that no longer says what was given."""
+    if topology is None or isinstance(topology, str):
+        return topology or ""
+    if isinstance(topology, (tuple, list)):
+        # bool is an int to Python, never an extent.
+        if all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+               for n in topology):
+            if not topology:
+                raise ValueError("topology: an empty %s has no extents"
+                                 % type(topology).__name__)
+            return "x".join(str(int(n)) for n in topology)
+    raise TypeError("topology must be a string like \"2x2x1\", a tuple or "
+                    "list of ints like (2, 2, 1), or None; got %r" % (topology,))
+
+
 def pipeline_options(options):
     """Keyword arguments -> the option string of ovl-overlap-pipeline:
     max_in_flight=2 -> "max-in-flight=2", True -> "true", lists joined
-    by commas."""
+    by commas, topology=(2, 2, 1) -> "topology=2x2x1"."""
     parts = []
     for key, value in options.items():
         if value is None:
             continue
-        if isinstance(value, bool):
+        if key == "topology":
+            value = topology_text(value)
+        elif isinstance(value, bool):
             value = "true" if value else "false"
         elif isinstance(value, (list, tuple)):
             value = ",".join(str(v) for v in value)
@@ -327,6 +350,7 @@ class Module:
                  device_assignment=None, max_in_flight=0):
         """The simulator's report (docs/Simulator.md) as a dict."""
         c = self.context
+        topology = topology_text(topology)
         assign = list(device_assignment or [])
         array = (ctypes.c_int64 * max(len(assign), 1))(*assign)
         out = _Collector()
@@ -334,7 +358,7 @@ class Module:
             c.diagnostics = []
             r = c._lib.overlapSimulate(
                 self._handle(), _ref(entry or ""), _ref(hardware or ""),
-                _ref(topology or ""), len(assign), array, max_in_flight,
+                _ref(topology), len(assign), array, max_in_flight,
                 out.callback, None)
             if not r.value:
                 c._fail("simulation")

@@ -7,11 +7,13 @@ Tools are found in $OVERLAP_BIN, else in build/bin of this repository.
 """
 
 import json
+import numbers
 import os
+import re
 import subprocess
 import tempfile
 
-from ._capi import REPO_ROOT, Error
+from ._capi import REPO_ROOT, Error, topology_text
 
 
 def _numpy():
@@ -42,6 +44,40 @@ def _write_program(directory, name, program):
     return path
 
 
+def _grid_sizes(text):
+    """The device counts of the module's grids, as overlap-run counts its
+    devices (every grid's size; they must agree), read from the printed
+    module, where every grid prints as `shard.grid @name(shape = AxB)`.
+    None for a dynamic extent (overlap-run refuses it with the reason)."""
+    from . import parse  # the package's default context
+    sizes = {}
+    for name, shape in re.findall(r"^\s*shard\.grid @(\S+)\(shape = ([^)]*)\)",
+                                  parse(text).text, re.M):
+        if "?" in shape:
+            return None
+        size = 1
+        for extent in shape.split("x"):
+            size *= int(extent)
+        sizes[name] = size
+    return sizes
+
+
+def _check_device_count(text, inputs):
+    """Refuses `inputs` whose number of device lists is not the program's
+    device count: overlap-run would name the first missing temporary .npy
+    file instead, or ignore the extra devices."""
+    sizes = _grid_sizes(text)
+    if sizes is None or len(set(sizes.values())) > 1:
+        return  # overlap-run's own error says what is wrong with the grids
+    expected = next(iter(sizes.values()), 1)
+    if len(inputs) != expected:
+        grids = ", ".join("@%s" % name for name in sizes) or "no grid"
+        raise Error("run: the program runs on %d device%s (%s) but inputs "
+                    "has %d device list%s; pass one list of arrays per device"
+                    % (expected, "" if expected == 1 else "s", grids,
+                       len(inputs), "" if len(inputs) == 1 else "s"))
+
+
 def run(text, inputs=None, reference=None, entry=None, seed=None,
         timeout=None, rtol=None, atol=None, rtol_relative_to=None,
         extra_args=()):
@@ -50,7 +86,9 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     arrays.
 
     `inputs`: a list per device of the entry function's arguments as numpy
-    arrays (bf16 as uint16 bit patterns, see `to_bf16`); None takes
+    arrays (bf16 as uint16 bit patterns, see `to_bf16`), one list for each
+    device of the program's grid (another count raises `Error` naming
+    both); None takes
     overlap-run's deterministic inputs of `seed` (default 0).
     `reference`: the text of a second program run on the same inputs; the
     outputs must match within the tolerance (`rtol`, `atol`, defaults by
@@ -59,6 +97,8 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     another width of the same kind holding only values exact in it.
     """
     np = _numpy()
+    if inputs is not None:
+        _check_device_count(text, inputs)
     with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
         program = _write_program(tmp, "program.mlir", text)
         args = [tool_path("overlap-run"), program]
@@ -112,10 +152,28 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
         return outputs
 
 
-def trace(text, hardware="tpu-v4", topology=None, entry=None):
+def _trace_devices(devices):
+    """--trace-devices of `devices`: "all", a list such as "0,2,5-7", or
+    ints."""
+    if isinstance(devices, str):
+        return devices
+    if isinstance(devices, (list, tuple, range)) and devices and all(
+            isinstance(d, numbers.Integral) and not isinstance(d, bool)
+            for d in devices):
+        return ",".join(str(int(d)) for d in devices)
+    raise TypeError("devices must be \"all\", a string like \"0,2,5-7\" or "
+                    "a non-empty list of ints; got %r" % (devices,))
+
+
+def trace(text, hardware="tpu-v4", topology=None, entry=None, devices=None,
+          max_events=None):
     """Simulates `text` with `overlap-sim --json --trace` and returns the
     report (as `simulate` does) with the Chrome/Perfetto trace under
-    report["trace"], for `plot_timeline`."""
+    report["trace"], for `plot_timeline`. `devices` (--trace-devices):
+    the devices the trace shows, "all", "0,2,5-7" or a list of ints
+    (default 0-7); `max_events` (--trace-max-events): its bound on spans
+    (default 200000, 0 for none). report["trace"]["otherData"]["note"]
+    says what the trace left out."""
     with tempfile.TemporaryDirectory(prefix="overlap-sim-") as tmp:
         program = _write_program(tmp, "program.mlir", text)
         trace_path = os.path.join(tmp, "trace.json")
@@ -123,10 +181,15 @@ def trace(text, hardware="tpu-v4", topology=None, entry=None):
                 trace_path]
         if hardware:
             args += ["--hardware", hardware]
+        topology = topology_text(topology)
         if topology:
             args += ["--topology", topology]
         if entry:
             args += ["--entry", entry]
+        if devices is not None:
+            args += ["--trace-devices=" + _trace_devices(devices)]
+        if max_events is not None:
+            args += ["--trace-max-events=%d" % max_events]
         proc = subprocess.run(args, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:

@@ -75,3 +75,15 @@ def test_bf16_roundtrip():
     bits = overlap.to_bf16(x)
     assert bits.dtype == np.uint16
     np.testing.assert_array_equal(overlap.from_bf16(bits), x)
+
+
+@pytest.mark.parametrize("devices", [3, 5])
+def test_run_names_a_wrong_device_count(mlp_1d_text, devices):
+    # Too few used to fail on a missing temporary .npy file, too many ran
+    # silently on the first four.
+    ins = inputs()
+    ins = (ins + ins)[:devices]
+    with pytest.raises(overlap.Error,
+                       match=r"runs on 4 devices \(@ring\) but inputs has "
+                             r"%d device lists" % devices):
+        overlap.run(mlp_1d_text, ins)

@@ -77,3 +77,49 @@ func.func @f(%x: tensor<2x8xf32>) {
 """
     with pytest.raises(overlap.Error, match="communicate differently"):
         overlap.simulate(text)
+
+
+def test_simulate_topology_as_tuple_or_list(mlp_1d_text):
+    # A tuple used to reach the C API as '' and fail as "invalid topology
+    # ''", whatever its extents.
+    for topology in ((4, 1, 1), [4, 1, 1]):
+        report = overlap.simulate(mlp_1d_text, "tpu-v4", topology)
+        assert report["topology"].startswith("4x1x1")
+    assert overlap.trace(mlp_1d_text, "tpu-v4", (4, 1, 1))[
+        "topology"].startswith("4x1x1")
+
+
+@pytest.mark.parametrize("topology", [4.0, (4, 1.0, 1), ("4", 1, 1),
+                                      (True, 1, 1), {"x": 4}])
+def test_simulate_topology_of_another_type(mlp_1d_text, topology):
+    with pytest.raises(TypeError, match="tuple or list of ints"):
+        overlap.simulate(mlp_1d_text, "tpu-v4", topology)
+
+
+def test_simulate_topology_empty_tuple(mlp_1d_text):
+    # "" would be read as the default topology: refused instead.
+    with pytest.raises(ValueError, match="no extents"):
+        overlap.simulate(mlp_1d_text, "tpu-v4", ())
+
+
+def test_pipeline_topology_as_tuple(mlp_1d_text):
+    assert "topology=2x2x1" in overlap.pipeline_options({"topology": (2, 2, 1)})
+    assert overlap.overlap_pipeline(mlp_1d_text, topology=(4, 1, 1)) == \
+        overlap.overlap_pipeline(mlp_1d_text, topology="4x1x1")
+
+
+def test_trace_devices_and_bound(large_mlp):
+    text, topology = large_mlp
+    report = overlap.trace(text, "tpu-v4", topology, devices="1,3-4",
+                           max_events=5)
+    other = report["trace"]["otherData"]
+    assert other["traced_devices"] == "1,3-4"
+    assert other["spans_written"] <= 5 < other["spans"]
+    assert "spans left out" in other["note"]
+    pids = {e["pid"] for e in report["trace"]["traceEvents"]
+            if e.get("name") == "process_name"}
+    assert pids == {1, 3, 4, 8}  # and the links
+    with pytest.raises(TypeError, match="non-empty list of ints"):
+        overlap.trace(text, "tpu-v4", topology, devices=[0.5])
+    with pytest.raises(overlap.Error, match="not one of the program's 8"):
+        overlap.trace(text, "tpu-v4", topology, devices=[9])

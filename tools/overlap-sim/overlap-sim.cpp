@@ -103,6 +103,50 @@ static cl::opt<std::string>
                        "ui.perfetto.dev)"),
               cl::value_desc("file.json"), cl::cat(category));
 
+static cl::opt<std::string> traceDevices(
+    "trace-devices",
+    cl::desc("Devices the trace shows, with the links that leave or enter "
+             "them: a list of devices and ranges such as 0,2,5-7, or 'all' "
+             "(default: 0-7, every device of a program of at most 8)"),
+    cl::value_desc("list|all"), cl::cat(category));
+static cl::opt<int64_t> traceMaxEvents(
+    "trace-max-events", cl::init(mlir::ovl::kDefaultTraceMaxSpans),
+    cl::desc("Spans the trace holds at most, the earliest (0: no bound; "
+             "the trace's otherData says what was left out)"),
+    cl::cat(category));
+
+/// The devices of --trace-devices, ascending, each once (empty for 'all'),
+/// or a usage error.
+static Expected<std::vector<int64_t>> parseTraceDevices(StringRef text) {
+  std::vector<int64_t> devices;
+  if (text == "all")
+    return devices;
+  SmallVector<StringRef> items;
+  text.split(items, ',');
+  for (StringRef item : items) {
+    auto [first, last] = item.split('-');
+    if (!item.contains('-'))
+      last = first;
+    // getAsInteger takes digits only here: a '-' went to split.
+    int64_t lo, hi;
+    if (first.getAsInteger(10, lo) || last.getAsInteger(10, hi))
+      return createStringError("--trace-devices: '" + item +
+                               "' is not a device or a range A-B of devices "
+                               "(e.g. 0,2,5-7, or all)");
+    if (hi < lo)
+      return createStringError("--trace-devices: the range '" + item +
+                               "' ends before it starts");
+    if (hi - lo >= int64_t(1) << 20)
+      return createStringError("--trace-devices: the range '" + item +
+                               "' has more devices than a machine");
+    for (int64_t d = lo; d <= hi; ++d)
+      devices.push_back(d);
+  }
+  llvm::sort(devices);
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerDefaultTimingManagerCLOptions();
@@ -114,6 +158,26 @@ int main(int argc, char **argv) {
                   "phase: parse, verify collectives, build step list, "
                   "simulate, peak memory)\n\n") +
           overlap::kExitStatusHelp);
+  if (traceFile.empty() && (traceDevices.getNumOccurrences() ||
+                            traceMaxEvents.getNumOccurrences())) {
+    errs() << "overlap-sim: --trace-devices and --trace-max-events need "
+              "--trace\n";
+    return overlap::ExitUsage;
+  }
+  if (traceMaxEvents < 0) {
+    errs() << "overlap-sim: --trace-max-events: " << traceMaxEvents
+           << " is negative (0: no bound)\n";
+    return overlap::ExitUsage;
+  }
+  std::optional<std::vector<int64_t>> tracedDevices;
+  if (traceDevices.getNumOccurrences()) {
+    Expected<std::vector<int64_t>> devices = parseTraceDevices(traceDevices);
+    if (!devices) {
+      errs() << "overlap-sim: " << toString(devices.takeError()) << "\n";
+      return overlap::ExitUsage;
+    }
+    tracedDevices = std::move(*devices);
+  }
   if (allFunctions && (!entryName.empty() || !traceFile.empty())) {
     errs() << "overlap-sim: --all-functions takes neither --entry nor "
               "--trace\n";
@@ -198,6 +262,8 @@ int main(int argc, char **argv) {
   options.maxInFlight = maxInFlight;
   options.bruteForce = bruteForce;
   options.trace = trace ? &trace->os() : nullptr;
+  options.traceDevices = tracedDevices;
+  options.traceMaxSpans = traceMaxEvents;
   options.timing = &timing;
   if (allFunctions && jsonOutput)
     outs() << "[\n";
@@ -206,8 +272,11 @@ int main(int argc, char **argv) {
     FailureOr<mlir::ovl::SimReport> report =
         mlir::ovl::simulateFunction(func, machines, options, &why);
     if (failed(report))
-      return why == mlir::ovl::SimulateFailure::Machine ? overlap::ExitUsage
-                                                        : overlap::ExitNegative;
+      return why == mlir::ovl::SimulateFailure::Program ? overlap::ExitNegative
+                                                        : overlap::ExitUsage;
+    if (!report->traceNote.empty())
+      errs() << "overlap-sim: note: " << report->traceNote
+             << " (--trace-devices, --trace-max-events)\n";
     if (report->fitsInMemory() == false)
       errs() << formatv("overlap-sim: warning: @{0} needs {1} bytes per "
                         "device at its peak, more than the {2} bytes of "

@@ -1016,7 +1016,7 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
       parsed->getAsObject()->getArray("traceEvents");
   ASSERT_TRUE(events);
 
-  int computeSpans = 0, waitSpans = 0, linkSpans = 0;
+  int computeSpans = 0, waitSpans = 0, commSpans = 0, linkSpans = 0;
   double waited = 0;
   std::vector<std::string> processes, linkThreads;
   for (const llvm::json::Value &value : *events) {
@@ -1041,6 +1041,9 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
     } else if (tid == 0) {
       ++computeSpans;
       EXPECT_EQ(*event->getString("name"), "einsum");
+    } else if (tid >= 2) {
+      ++commSpans;
+      EXPECT_EQ(*event->getString("cat"), "permute");
     } else {
       ASSERT_EQ(tid, 1);
       ++waitSpans;
@@ -1057,7 +1060,65 @@ TEST(SimulatorTest, TraceIsValidJSONWithTheExpectedTracks) {
   EXPECT_EQ(linkSpans, 4 * 3);
   EXPECT_EQ(computeSpans, 4 * 4);
   EXPECT_EQ(waitSpans, 4 * 3);
+  // Each send in flight on its device's track.
+  EXPECT_EQ(commSpans, 4 * 3);
   expectClose(waited, report.exposedCommTime);
+}
+
+TEST(SimulatorTest, TraceOfSomeDevices) {
+  // Devices 1 and 3 of 4: their processes, the links that leave or enter
+  // them, the same report; the note names what was left out.
+  Bench setup = loopedEinsum(4, 64);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SimOptions options;
+  options.trace = &os;
+  options.traceDevices = {1, 3};
+  SimReport report = setup.mustRun(options);
+  expectClose(report.stepTime, setup.mustRun().stepTime);
+  EXPECT_EQ(report.traceNote, "the trace shows devices 1,3 of 4 and their 4 "
+                              "links that carried data");
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
+  std::vector<std::string> processes, linkThreads;
+  for (const llvm::json::Value &value :
+       *parsed->getAsObject()->getArray("traceEvents")) {
+    const llvm::json::Object *event = value.getAsObject();
+    if (*event->getString("ph") != "M")
+      continue;
+    llvm::StringRef name = *event->getObject("args")->getString("name");
+    if (*event->getString("name") == "process_name")
+      processes.push_back(name.str());
+    else if (*event->getInteger("pid") == 4)
+      linkThreads.push_back(name.str());
+  }
+  EXPECT_EQ(processes,
+            std::vector<std::string>({"device 1", "device 3", "links"}));
+  // The x+ links out of 1 and 3 and into them, from 0 and 2.
+  EXPECT_EQ(linkThreads,
+            std::vector<std::string>({"(0) x+", "(1) x+", "(2) x+", "(3) x+"}));
+}
+
+TEST(SimulatorTest, TraceRefusesBadDevicesAndBounds) {
+  Bench setup = loopedEinsum(4, 64);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  SimOptions options;
+  options.trace = &os;
+  for (std::vector<int64_t> devices :
+       {std::vector<int64_t>{4}, {-1}, {2, 1}, {1, 1}}) {
+    options.traceDevices = devices;
+    llvm::Expected<SimReport> report = setup.run(options);
+    ASSERT_FALSE(static_cast<bool>(report));
+    EXPECT_NE(errorOf(std::move(report)).find("is not one of the 4 devices"),
+              std::string::npos);
+  }
+  options.traceDevices = {};
+  options.traceMaxSpans = -1;
+  llvm::Expected<SimReport> report = setup.run(options);
+  ASSERT_FALSE(static_cast<bool>(report));
+  EXPECT_NE(errorOf(std::move(report)).find("negative bound"),
+            std::string::npos);
 }
 
 TEST(SimulatorTest, TraceShowsAsyncCollectives) {
@@ -1069,7 +1130,7 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
   SimReport report = asyncAllGather(10).mustRun(options);
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(std::move(parsed));
-  int computeSpans = 0, linkSpans = 0;
+  int computeSpans = 0, collectiveSpans = 0, linkSpans = 0;
   double waited = 0;
   for (const llvm::json::Value &value :
        *parsed->getAsObject()->getArray("traceEvents")) {
@@ -1083,6 +1144,12 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
     } else if (*event->getInteger("tid") == 0) {
       ++computeSpans;
       EXPECT_EQ(*event->getNumber("ts"), 0);
+    } else if (*event->getInteger("tid") >= 2) {
+      // From the launch to the device's part done, on its in-flight track.
+      ++collectiveSpans;
+      EXPECT_EQ(*event->getString("cat"), "collective");
+      EXPECT_EQ(*event->getNumber("ts"), 0);
+      expectClose(*event->getNumber("dur") / 1e6, kRingAllGather);
     } else if (pid == report.criticalDevice) {
       EXPECT_EQ(*event->getString("name"), "done");
       waited += *event->getNumber("dur") / 1e6;
@@ -1091,6 +1158,7 @@ TEST(SimulatorTest, TraceShowsAsyncCollectives) {
   // Three rounds, each device sending once a round.
   EXPECT_EQ(linkSpans, 4 * 3);
   EXPECT_EQ(computeSpans, 4);
+  EXPECT_EQ(collectiveSpans, 4);
   expectClose(waited, kRingAllGather - 10);
 }
 

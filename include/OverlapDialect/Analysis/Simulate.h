@@ -17,6 +17,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class TimingScope;
@@ -53,15 +54,26 @@ struct RequestedMachine {
 FailureOr<MachineChoice> resolveMachine(ModuleOp module,
                                         const RequestedMachine &requested);
 
+/// The trace's defaults keep it small: Perfetto loads a trace of 8 devices
+/// and at most 200000 spans (some 35 MB) at once, where one of every device
+/// of a large pod runs to hundreds of MB (docs/Simulator.md, "The trace").
+constexpr int64_t kDefaultTraceDevices = 8;
+constexpr int64_t kDefaultTraceMaxSpans = 200000;
+
 struct SimulateOptions {
   /// The ring algorithm of blocking collectives.
   RingDirection collectiveDirection = RingDirection::Bidirectional;
   /// As SimOptions.
   unsigned maxInFlight = 0;
   bool bruteForce = false;
-  /// When set, a Chrome/Perfetto trace of every device and link is written
-  /// to it.
+  /// When set, a Chrome/Perfetto trace is written to it: of `traceDevices`
+  /// and the links that leave or enter them, at most `traceMaxSpans` spans
+  /// (see SimOptions).
   llvm::raw_ostream *trace = nullptr;
+  /// The traced devices, ascending, each once; empty: every device; unset:
+  /// the first kDefaultTraceDevices of a larger program, else every one.
+  std::optional<std::vector<int64_t>> traceDevices;
+  int64_t traceMaxSpans = kDefaultTraceMaxSpans;
   /// When set, the phases (build step list, simulate, peak memory) are
   /// timed under it.
   TimingScope *timing = nullptr;
@@ -74,6 +86,9 @@ enum class SimulateFailure {
   /// The machine cannot be built for the function's grid (an error at the
   /// function says why): the hardware, topology or assignment is wrong.
   Machine,
+  /// The options do not fit the program (an error at the function says
+  /// why): a traced device it does not have.
+  Options,
 };
 
 /// Simulates `func` on the machine of its grid (`machines` builds one per

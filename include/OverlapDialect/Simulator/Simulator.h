@@ -40,9 +40,19 @@ struct SimOptions {
   /// Asynchronous permutes and collectives a device may have in flight; 0
   /// takes hardware.dmaSlots.
   unsigned maxInFlight = 0;
-  /// Write a Chrome trace to this stream when set (which plays every
-  /// device).
+  /// Write a Chrome trace to this stream when set. A trace of every device
+  /// plays every device (its links name each transfer's devices); one of
+  /// some devices keeps the symmetry, each traced device showing its
+  /// orbit's played one, which is how it plays.
   llvm::raw_ostream *trace = nullptr;
+  /// The logical devices the trace shows, ascending, each once: their
+  /// compute, wait and in-flight tracks and the links that leave or enter
+  /// them. Empty: every device.
+  std::vector<int64_t> traceDevices;
+  /// At most this many spans in the trace (0: no bound): the earliest, cut
+  /// at one instant so that the trace shows everything before it; the
+  /// trace's otherData says what was left out.
+  int64_t traceMaxSpans = 0;
   /// Play every device even when a DeviceSymmetry would let one per orbit
   /// stand for the others: the reference the symmetric simulation is
   /// checked against.
@@ -107,6 +117,9 @@ struct SimReport {
   /// Simulator internals, for the speed benchmark: events played (of the
   /// played devices only).
   int64_t events = 0;
+  /// With a trace: what it leaves out (devices, links, spans after its
+  /// cut), or empty when it shows everything.
+  std::string traceNote;
 };
 
 /// The most device-steps (devices x steps of the program) one simulation
