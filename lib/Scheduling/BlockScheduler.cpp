@@ -50,7 +50,7 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
       outcome = plainOutcome;
     }
   }
-  improve(graph, order, outcome, budget, moves);
+  improve(graph, order, outcome, budget, moves, options.improveReplays);
   if (simulation && !moves)
     outcome = judge(graph, order, budget, &*simulation);
   result.simulated = simulation.has_value();

@@ -19,9 +19,10 @@ using namespace mlir::ovl::sched;
 void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                llvm::SmallVectorImpl<unsigned> &order,
                                BlockOutcome &outcome, int budget,
-                               const BlockSimulation *simulation) {
+                               const BlockSimulation *simulation,
+                               unsigned replays) {
   unsigned n = order.size();
-  unsigned replays = 0;
+  unsigned judged = 0;
   llvm::SmallVector<unsigned> trial, moved, stayed;
   // `order` with the op at `from` moved to position `at`, what it passes
   // and depends on (or that depends on it), `along`, moved along.
@@ -45,9 +46,9 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
     }
     trial.append(order.begin() + hi + 1, order.end());
   };
-  for (bool changed = true; changed && replays < kImproveReplays;) {
+  for (bool changed = true; changed && judged < replays;) {
     changed = false;
-    for (unsigned x = 0; x < n && replays < kImproveReplays; ++x) {
+    for (unsigned x = 0; x < n && judged < replays; ++x) {
       if (graph.nodes[x].kind == NodeKind::Compute)
         continue;
       unsigned from = llvm::find(order, x) - order.begin();
@@ -57,7 +58,7 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       llvm::BitVector after = graph.closure(x, /*up=*/false);
       std::optional<unsigned> bestAt;
       BlockOutcome best = outcome;
-      for (unsigned at = 0; at < n && replays < kImproveReplays; ++at) {
+      for (unsigned at = 0; at < n && judged < replays; ++at) {
         // Next to an op that takes no time is where the op beyond it is.
         const Node &passed = graph.nodes[order[at]];
         if (at == from ||
@@ -65,7 +66,7 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
           continue;
         moveTo(from, at, at < from ? before : after);
         BlockOutcome tried = judge(graph, trial, budget, simulation);
-        ++replays;
+        ++judged;
         if ((tried.overBudgetAt && !outcome.overBudgetAt) ||
             (tried.overMemoryAt && !outcome.overMemoryAt))
           continue;
@@ -87,7 +88,7 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       changed = true;
     }
   }
-  LLVM_DEBUG(if (replays >= kImproveReplays) llvm::dbgs()
-             << "[ovl-schedule] improve: stopped after " << replays
+  LLVM_DEBUG(if (judged >= replays) llvm::dbgs()
+             << "[ovl-schedule] improve: stopped after " << judged
              << " judgements\n");
 }

@@ -11,6 +11,7 @@
 #ifndef OVERLAPDIALECT_SCHEDULING_BLOCKSCHEDULER_H
 #define OVERLAPDIALECT_SCHEDULING_BLOCKSCHEDULER_H
 
+#include "OverlapDialect/Scheduling/Improve.h"
 #include "OverlapDialect/Scheduling/Replay.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -28,6 +29,8 @@ struct BlockScheduleOptions {
   Algorithm algorithm = Algorithm::BottomUp;
   /// Transfers in flight at once, at least 1.
   int budget = 1;
+  /// The judgements `improve` may spend.
+  unsigned improveReplays = kImproveReplays;
 };
 
 struct BlockSchedule {

@@ -28,20 +28,25 @@ struct ScheduleGraph;
 /// takes along the ops it needs that it passes (they go right before it,
 /// in their order), a done moved down the ops that need it; so a start can
 /// go above the einsum that computes what it sends. Spends at most
-/// kImproveReplays judgements on a block: a few passes over the blocks
-/// `ovl-schedule` usually sees (loop bodies of a few transfers), part of
-/// one on the largest. `outcome` is the judgement of `order`, updated.
+/// `replays` judgements on the block. `outcome` is the judgement of
+/// `order`, updated.
 void improve(const ScheduleGraph &graph, llvm::SmallVectorImpl<unsigned> &order,
              BlockOutcome &outcome, int budget,
-             const BlockSimulation *simulation);
+             const BlockSimulation *simulation, unsigned replays);
 
-/// The judgements improve may spend on one block (each replays the whole
-/// block; the gate schedules every window it prices, so this bounds its
-/// compile time too), and the least gain,
-/// relative to the block's time, for which it moves an op: smaller gains
-/// are within the cost model's error and not worth a change of order
-/// (buffers' lifetimes, the order a reader expects).
-constexpr unsigned kImproveReplays = 512;
+/// The judgements improve spends on one block by default (each replays the
+/// whole block): a few passes over the blocks `ovl-schedule` usually sees
+/// (loop bodies of a few transfers), part of one on the largest.
+constexpr unsigned kImproveReplays = 4096;
+/// The judgements the gate's pricing spends per block: it schedules every
+/// window of every form it prices, where the final schedule is made once
+/// (4096 there made a tiny GPT training step's pricing take 108 s of
+/// compile time instead of 15 s; a full budget in the final schedule is
+/// worth up to 8% of a GPT-512B training step).
+constexpr unsigned kPricingImproveReplays = 512;
+/// The least gain, relative to the block's time, for which improve moves an
+/// op: smaller gains are within the cost model's error and not worth a
+/// change of order (buffers' lifetimes, the order a reader expects).
 constexpr double kImproveGain = 1e-2;
 
 } // namespace sched

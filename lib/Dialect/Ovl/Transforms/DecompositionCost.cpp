@@ -261,11 +261,13 @@ getWindow(Operation *collective, const MachineModel &machine,
 
 /// Builds `form` of the copy `collective` in `scratch` (decomposed as
 /// `loop`), the window's other collectives as `context` says, and runs on
-/// it what the pipeline runs next.
+/// it what the pipeline runs next, the scheduler spending `improveReplays`
+/// on each block.
 static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
                                const DecomposeOptions &loop,
                                const FormContext &context,
-                               MachineModelCache &machines, std::string &why) {
+                               MachineModelCache &machines,
+                               unsigned improveReplays, std::string &why) {
   IRRewriter rewriter(scratch.func->getContext());
   Operation *collective = scratch.collective;
   // The decompositions chosen for others first: they are what the
@@ -307,7 +309,9 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     why = "the program does not survive the clean-up passes";
     return failure();
   }
-  if (failed(scheduleRegions(scratch.func, machines, ScheduleOptions()))) {
+  ScheduleOptions schedule;
+  schedule.improveReplays = improveReplays;
+  if (failed(scheduleRegions(scratch.func, machines, schedule))) {
     why = "the scheduler cannot order it";
     return failure();
   }
@@ -328,8 +332,9 @@ FailureOr<double> mlir::ovl::estimateBlock(Block *block,
   }
   ScratchWindow scratch =
       copyWindow(/*collective=*/nullptr, ops, block->getParentOp()->getLoc());
+  // Priced as the pipeline builds it, with the final schedule's budget.
   if (failed(buildForm(scratch, CollectiveForm::Blocking, DecomposeOptions(),
-                       context, machines, why)))
+                       context, machines, sched::kImproveReplays, why)))
     return failure();
   FailureOr<SimReport> report = price(scratch.func, machine, why);
   if (failed(report))
@@ -394,7 +399,8 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
           const DecomposeOptions &loop) -> FailureOr<FormEstimate> {
     ScratchWindow scratch =
         copyWindow(collective, *window, collective->getLoc());
-    if (failed(buildForm(scratch, form, loop, context, machines, why)))
+    if (failed(buildForm(scratch, form, loop, context, machines,
+                         sched::kPricingImproveReplays, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);
     if (failed(report))

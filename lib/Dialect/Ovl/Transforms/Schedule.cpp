@@ -68,6 +68,7 @@ public:
                                  ? sched::Algorithm::TopDown
                                  : sched::Algorithm::BottomUp;
     blockOptions.budget = static_cast<int>(budget);
+    blockOptions.improveReplays = options.improveReplays;
     memoryBudget = options.memoryBudget;
   }
 

@@ -9,6 +9,8 @@
 #ifndef OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_TRANSFORMS_H
 #define OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_TRANSFORMS_H
 
+#include "OverlapDialect/Scheduling/Improve.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -325,6 +327,9 @@ struct ScheduleOptions {
   unsigned maxInFlight = 0;
   /// Bytes a block's transfers in flight may hold (0: the hardware's HBM).
   double memoryBudget = 0;
+  /// The judgements the scheduler may spend improving each block's order
+  /// (see sched::improve).
+  unsigned improveReplays = sched::kImproveReplays;
 };
 
 /// What scheduling did.
