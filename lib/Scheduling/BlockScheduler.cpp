@@ -50,7 +50,8 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
       outcome = plainOutcome;
     }
   }
-  improve(graph, order, outcome, budget, moves, options.improveReplays);
+  improve(graph, order, outcome, budget, moves,
+          moves ? options.simulatedImproveReplays : options.improveReplays);
   if (simulation && !moves)
     outcome = judge(graph, order, budget, &*simulation);
   result.simulated = simulation.has_value();

@@ -29,8 +29,10 @@ struct BlockScheduleOptions {
   Algorithm algorithm = Algorithm::BottomUp;
   /// Transfers in flight at once, at least 1.
   int budget = 1;
-  /// The judgements `improve` may spend.
+  /// The judgements `improve` may spend, and on a block the event simulator
+  /// judges move by move.
   unsigned improveReplays = kImproveReplays;
+  unsigned simulatedImproveReplays = kImproveReplays;
 };
 
 struct BlockSchedule {

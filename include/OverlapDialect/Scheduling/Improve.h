@@ -38,12 +38,14 @@ void improve(const ScheduleGraph &graph, llvm::SmallVectorImpl<unsigned> &order,
 /// whole block): a few passes over the blocks `ovl-schedule` usually sees
 /// (loop bodies of a few transfers), part of one on the largest.
 constexpr unsigned kImproveReplays = 4096;
-/// The judgements the gate's pricing spends per block: it schedules every
-/// window of every form it prices, where the final schedule is made once
-/// (4096 there made a tiny GPT training step's pricing take 108 s of
-/// compile time instead of 15 s; a full budget in the final schedule is
-/// worth up to 8% of a GPT-512B training step).
-constexpr unsigned kPricingImproveReplays = 512;
+/// The judgements the gate's pricing spends on a block the event simulator
+/// judges move by move (small blocks: every judgement plays every device):
+/// the gate schedules every window of every form it prices, where the
+/// final schedule is made once. 4096 there made a tiny GPT training step's
+/// pricing take 108 s of compile time instead of 17 s; large windows,
+/// judged by the replay, keep kImproveReplays (512 there made the gate
+/// choose a GPT-512B training step 9% slower).
+constexpr unsigned kPricingSimulatedImproveReplays = 512;
 /// The least gain, relative to the block's time, for which improve moves an
 /// op: smaller gains are within the cost model's error and not worth a
 /// change of order (buffers' lifetimes, the order a reader expects).

@@ -261,13 +261,14 @@ getWindow(Operation *collective, const MachineModel &machine,
 
 /// Builds `form` of the copy `collective` in `scratch` (decomposed as
 /// `loop`), the window's other collectives as `context` says, and runs on
-/// it what the pipeline runs next, the scheduler spending `improveReplays`
-/// on each block.
+/// it what the pipeline runs next, the scheduler spending at most
+/// `simulatedImproveReplays` on each block the simulator judges.
 static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
                                const DecomposeOptions &loop,
                                const FormContext &context,
                                MachineModelCache &machines,
-                               unsigned improveReplays, std::string &why) {
+                               unsigned simulatedImproveReplays,
+                               std::string &why) {
   IRRewriter rewriter(scratch.func->getContext());
   Operation *collective = scratch.collective;
   // The decompositions chosen for others first: they are what the
@@ -310,7 +311,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     return failure();
   }
   ScheduleOptions schedule;
-  schedule.improveReplays = improveReplays;
+  schedule.simulatedImproveReplays = simulatedImproveReplays;
   if (failed(scheduleRegions(scratch.func, machines, schedule))) {
     why = "the scheduler cannot order it";
     return failure();
@@ -400,7 +401,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
     ScratchWindow scratch =
         copyWindow(collective, *window, collective->getLoc());
     if (failed(buildForm(scratch, form, loop, context, machines,
-                         sched::kPricingImproveReplays, why)))
+                         sched::kPricingSimulatedImproveReplays, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);
     if (failed(report))

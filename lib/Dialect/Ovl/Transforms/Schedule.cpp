@@ -69,6 +69,7 @@ public:
                                  : sched::Algorithm::BottomUp;
     blockOptions.budget = static_cast<int>(budget);
     blockOptions.improveReplays = options.improveReplays;
+    blockOptions.simulatedImproveReplays = options.simulatedImproveReplays;
     memoryBudget = options.memoryBudget;
   }
 

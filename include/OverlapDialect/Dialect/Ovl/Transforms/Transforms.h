@@ -328,8 +328,10 @@ struct ScheduleOptions {
   /// Bytes a block's transfers in flight may hold (0: the hardware's HBM).
   double memoryBudget = 0;
   /// The judgements the scheduler may spend improving each block's order
-  /// (see sched::improve).
+  /// (see sched::improve), and each block the event simulator judges move
+  /// by move.
   unsigned improveReplays = sched::kImproveReplays;
+  unsigned simulatedImproveReplays = sched::kImproveReplays;
 };
 
 /// What scheduling did.
