@@ -25,6 +25,9 @@ REPEAT="${REPEAT:-20}"
 MAX_RATIO="${MAX_RATIO:-1.5}"
 OVERLAP_RUN="$OVERLAP_BUILD/bin/overlap-run"
 
+# OpenBLAS (libopenblas-dev), installed if missing.
+"$ROOT/scripts/setup.sh" libopenblas-dev
+
 echo "== building overlap-run ($OVERLAP_BUILD)"
 ninja -C "$OVERLAP_BUILD" -j2 overlap-run >/dev/null
 
@@ -95,6 +98,7 @@ EOF
 }
 
 source "$HERE/../openblas-coretype.sh"
+print_host
 select_openblas_coretype ./blas_time
 ./blas_time --info
 
