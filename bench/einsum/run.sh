@@ -9,7 +9,9 @@
 #
 # Environment: ROUNDS (interleaved rounds per case, default 5), REPEAT (steps
 # per overlap-run and calls per OpenBLAS timing, default 20), MAX_RATIO
-# (default 1.5), OVERLAP_BUILD (default ../../build), BUILD_DIR (default
+# (default 1.5), TARGET_CPU (overlap-run --target-cpu, default native; e.g.
+# haswell with BENCH_OPENBLAS_CORETYPE=Haswell compares AVX2 code with
+# OpenBLAS's AVX2 kernel), OVERLAP_BUILD (default ../../build), BUILD_DIR (default
 # ./build), LLVM_DIR (default /usr/lib/llvm-22), BENCH_OPENBLAS_CORETYPE
 # (default: the faster of SkylakeX and Haswell, probed as in bench/matmul;
 # an OPENBLAS_CORETYPE inherited from the environment is ignored).
@@ -22,8 +24,12 @@ OVERLAP_BUILD="${OVERLAP_BUILD:-$ROOT/build}"
 BUILD_DIR="${BUILD_DIR:-$HERE/build}"
 ROUNDS="${ROUNDS:-5}"
 REPEAT="${REPEAT:-20}"
+TARGET_CPU="${TARGET_CPU:-native}"
 MAX_RATIO="${MAX_RATIO:-1.5}"
 OVERLAP_RUN="$OVERLAP_BUILD/bin/overlap-run"
+
+# OpenBLAS (libopenblas-dev), installed if missing.
+"$ROOT/scripts/setup.sh" libopenblas-dev
 
 echo "== building overlap-run ($OVERLAP_BUILD)"
 ninja -C "$OVERLAP_BUILD" -j2 overlap-run >/dev/null
@@ -95,18 +101,20 @@ EOF
 }
 
 source "$HERE/../openblas-coretype.sh"
+print_host
 select_openblas_coretype ./blas_time
 ./blas_time --info
 
 # overlap-run's median step time (seconds) from its --json report.
 overlap_median() {
-  "$OVERLAP_RUN" "$1" --repeat "$REPEAT" --json |
+  "$OVERLAP_RUN" "$1" --repeat "$REPEAT" --target-cpu "$TARGET_CPU" --json |
     sed -n 's/.*"step_seconds_median": *\([0-9.eE+-]*\).*/\1/p'
 }
 
 median() { sort -g | awk '{v[NR]=$1} END{print v[int(NR/2)+1]}'; }
 
 status=0
+echo "== overlap-run --target-cpu $TARGET_CPU"
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS interleaved rounds of $REPEAT" \
      "steps/calls each; times are medians; ratio = overlap-run time /" \
      "OpenBLAS time, median of the per-round ratios"
@@ -116,7 +124,8 @@ for spec in "${CASES[@]}"; do
   read -r name m n k <<<"$spec"
   write_program "$m" "$n" "$k" >"$name.mlir"
   write_reference "$m" "$n" "$k" >"${name}_ref.mlir"
-  if ! check="$("$OVERLAP_RUN" "$name.mlir" --reference "${name}_ref.mlir")"
+  if ! check="$("$OVERLAP_RUN" "$name.mlir" --reference "${name}_ref.mlir" \
+      --target-cpu "$TARGET_CPU")"
   then
     echo "$check" >&2
     status=1

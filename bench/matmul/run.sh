@@ -31,6 +31,9 @@ for arg in "$@"; do
   esac
 done
 
+# OpenBLAS (libopenblas-dev), installed if missing.
+"$HERE/../../scripts/setup.sh" libopenblas-dev
+
 mkdir -p "$BUILD_DIR"
 cd "$BUILD_DIR"
 
@@ -66,6 +69,7 @@ echo "== building the ahead-of-time driver"
   "$HERE/main_aot.c" harness.o matmul.o -lopenblas -lm -o bench_aot
 
 source "$HERE/../openblas-coretype.sh"
+print_host
 select_openblas_coretype ./bench_aot
 
 echo "== ahead-of-time ($(date -u +%Y-%m-%dT%H:%MZ), $REPS repetitions," \

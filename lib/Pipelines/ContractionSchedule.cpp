@@ -14,10 +14,14 @@
 
 #include "OverlapDialect/Pipelines/Passes.h"
 
+#include "OverlapDialect/Support/TargetCpu.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -116,19 +120,122 @@ static void isolateMovingSlices(Operation *root) {
   });
 }
 
+/// Whether `type` is a static tensor of bf16 or f16.
+static bool isNarrowFloatTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
+}
+
+/// Rewrites every contraction C(f32) += ext(A) * ext(B) of bf16 or f16 A
+/// and B (what ovl-einsum-to-linalg emits for a bf16 einsum into f32) as
+/// an f32 contraction of A and B widened to f32 first, which the schedule's
+/// f32 matchers then tile, pack and vectorize. Widening is exact, so the
+/// results are the same; it costs one pass over A and B, O(MK + KN) against
+/// the contraction's O(MNK).
+static void widenNarrowInputs(Operation *root) {
+  SmallVector<linalg::GenericOp> narrow;
+  root->walk([&](linalg::GenericOp op) {
+    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !linalg::isaContractionOpInterface(op))
+      return;
+    auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+    if (!init || !init.getElementType().isF32() ||
+        !llvm::all_of(op.getDpsInputs(), [](Value input) {
+          return isNarrowFloatTensor(input.getType());
+        }))
+      return;
+    // Exactly ext, ext, mul, add: anything else in the body would change
+    // meaning in the rewrite below.
+    for (Operation &bodyOp : op.getBody()->without_terminator())
+      if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(bodyOp))
+        return;
+    if (op.getBody()->getOperations().size() != 5)
+      return;
+    narrow.push_back(op);
+  });
+  for (linalg::GenericOp op : narrow) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Type f32 = builder.getF32Type();
+    SmallVector<Value> widened;
+    for (Value input : op.getDpsInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(), f32);
+      AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+      SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                                utils::IteratorType::parallel);
+      auto widen = linalg::GenericOp::create(
+          builder, loc, empty.getType(), input, empty,
+          ArrayRef<AffineMap>{identity, identity}, parallel,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                b, l, arith::ExtFOp::create(b, l, f32, args[0]).getResult());
+          });
+      widened.push_back(widen.getResult(0));
+    }
+    auto f32Contraction = linalg::GenericOp::create(
+        builder, loc, op.getResultTypes(), widened, op.getDpsInits(),
+        op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+          linalg::YieldOp::create(
+              b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+        });
+    op->replaceAllUsesWith(f32Contraction);
+    op->erase();
+  }
+}
+
+/// Replaces the constants @tile_sizes of the script yields (MR, NR, MC, NC,
+/// KC, in that order) by `tiles`.
+static LogicalResult setTileSizes(ModuleOp library,
+                                  const overlap::ContractionTiles &tiles) {
+  auto sequence =
+      library.lookupSymbol<transform::NamedSequenceOp>("tile_sizes");
+  if (!sequence)
+    return failure();
+  auto yield =
+      cast<transform::YieldOp>(sequence.getBody().front().getTerminator());
+  int64_t sizes[] = {tiles.mr, tiles.nr, tiles.mc, tiles.nc, tiles.kc};
+  if (yield->getNumOperands() != std::size(sizes))
+    return failure();
+  Builder builder(library.getContext());
+  for (auto [operand, size] : llvm::zip(yield->getOperands(), sizes)) {
+    auto constant = operand.getDefiningOp<transform::ParamConstantOp>();
+    if (!constant)
+      return failure();
+    constant.setValueAttr(builder.getI64IntegerAttr(size));
+  }
+  return success();
+}
+
 namespace {
 struct ApplyContractionSchedulePass
     : public overlap::impl::OvlApplyContractionSchedulePassBase<
           ApplyContractionSchedulePass> {
   using Base::Base;
 
-  /// Parses the script once per pass manager rather than once per module.
+  /// Parses the script and sets its tile sizes for the target once per pass
+  /// manager rather than once per module.
   LogicalResult initialize(MLIRContext *context) override {
     OwningOpRef<ModuleOp> parsed =
         parseSourceString<ModuleOp>(kContractionSchedule, ParserConfig(context),
                                     "ContractionSchedule.mlir");
     if (!parsed)
       return failure();
+    llvm::Expected<overlap::TargetCpu> cpu =
+        overlap::lookupTargetCpu(targetCpu);
+    if (!cpu)
+      return emitError(UnknownLoc::get(context))
+             << "ovl-apply-contraction-schedule: "
+             << llvm::toString(cpu.takeError());
+    if (failed(setTileSizes(
+            parsed.get(),
+            overlap::contractionTilesFor(*cpu, overlap::hostCacheSizes()))))
+      return emitError(UnknownLoc::get(context))
+             << "ContractionSchedule.mlir: @tile_sizes must yield five "
+                "transform.param.constant";
     schedule = std::make_shared<const OwningOpRef<ModuleOp>>(std::move(parsed));
     return success();
   }
@@ -137,6 +244,7 @@ struct ApplyContractionSchedulePass
     ModuleOp library = schedule->get();
     Operation *entry = library.lookupSymbol(
         transform::TransformDialect::kTransformEntryPointSymbolName);
+    widenNarrowInputs(getOperation());
     isolateMovingSlices(getOperation());
     if (failed(transform::applyTransformNamedSequence(
             getOperation(), entry, library, transform::TransformOptions())))

@@ -1,6 +1,6 @@
 //===- ContractionSchedule.mlir - Packed, vectorized f32 contractions -----===//
 //
-// Transform script: BLIS-style packing + AVX-512 register tiling for f32
+// Transform script: BLIS-style packing + register tiling for f32
 // matmul-like contractions on tensors (MLIR 22).
 //
 // The `ovl-to-llvm` pipeline embeds this file (CMake turns it into a string
@@ -23,25 +23,30 @@
 //       for ic in M step MC                   \ A block (MC x KC) packed as
 //         for jr in NC step NR                  [MC/MR][KC][MR][1] (hoisted pad)
 //           for ir in MC step MR
-//             acc = C[ir:+MR, jr:+NR]         (MR x NR/16 zmm accumulators)
+//             acc = C[ir:+MR, jr:+NR]         (MR x NR/lanes vector accumulators)
 //             for k in KC: acc += A_pack[k] (x) B_pack[k]   (broadcast + FMA)
 //             C[ir:+MR, jr:+NR] = acc
 //
 // Everything else in the module is left alone (other contractions, e.g. f64,
 // bf16 inputs, or loops in another order, are lowered to plain loops by the
-// pipeline). Partial blocks and partial register tiles (sizes that are not
+// pipeline; `ovl-apply-contraction-schedule` first widens the bf16 and f16
+// inputs of contractions into f32 to f32, which then match here). Partial blocks and partial register tiles (sizes that are not
 // multiples of the tile sizes) are peeled off into copies with smaller static
 // sizes, so every micro-kernel is static; what is still partial is
 // zero-padded into the packed buffers.
 //
-// The sizes are chosen for one Zen 5 / AVX-512 core (48 KiB L1d, 1 MiB L2):
+// The tile sizes come from one place, @tile_sizes below. Its constants are
+// for one AVX-512 core (32 KiB L1d, 1 MiB L2):
 //   MR x NR = 8 x 32: 16 zmm accumulators + 2 B vectors + 1 broadcast;
 //   KC = 256: a KC x NR B micro-panel is 32 KiB (L1);
 //   MC = 256: an MC x KC A block is 256 KiB (L2);
 //   NC = 1024: a KC x NC B block is 1 MiB (L2/L3).
-// To retune, change the `tile_sizes` in @cache_blocking and
-// @register_blocking only; the hoisting depths (`by N loops` in
-// @pack_and_vectorize) follow from the loop structure, not from the sizes.
+// `ovl-apply-contraction-schedule` replaces them with the sizes for its
+// target CPU (overlap::contractionTilesFor in lib/Support/TargetCpu.cpp:
+// e.g. 6 x 16 for AVX2's 16 ymm registers, KC and MC from the host's
+// caches); bench/matmul, which applies this file as it is, uses them
+// unchanged. The hoisting depths (`by N loops` in @pack_and_vectorize)
+// follow from the loop structure, not from the sizes.
 //
 // Tags (discardable attributes, gone after vectorization): `ovl.pack_matmul`,
 // `ovl.pack_batch_matmul` (matched contractions), `ovl.block`,
@@ -54,6 +59,21 @@
 //===----------------------------------------------------------------------===//
 
 module attributes {transform.with_named_sequence} {
+
+  /// The tile sizes, yielded in the order MR, NR, MC, NC, KC (the pass
+  /// rewrites these constants in place, by their position in the yield).
+  transform.named_sequence @tile_sizes()
+      -> (!transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+          !transform.param<i64>, !transform.param<i64>) {
+    %mr = transform.param.constant 8 : i64 -> !transform.param<i64>
+    %nr = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %mc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %nc = transform.param.constant 1024 : i64 -> !transform.param<i64>
+    %kc = transform.param.constant 256 : i64 -> !transform.param<i64>
+    transform.yield %mr, %nr, %mc, %nc, %kc
+      : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+        !transform.param<i64>, !transform.param<i64>
+  }
 
   //===--------------------------------------------------------------------===//
   // Matchers
@@ -257,25 +277,41 @@ module attributes {transform.with_named_sequence} {
   }
 
   /// Phase 1, cache blocking: tiles every tagged contraction into loops
-  /// (nc, pc, ic) = (n, k, m) over blocks of MC x NC x KC = 256 x 1024 x 256
-  /// (the batch dimension, if any, goes outermost with a tile of 1), peels
+  /// (nc, pc, ic) = (n, k, m) over blocks of MC x NC x KC (the batch dimension, if any, goes outermost with a tile of 1), peels
   /// the partial blocks so that every block has static sizes, and tags the
   /// block ops.
   transform.named_sequence @cache_blocking(
-      %root: !transform.any_op {transform.readonly}) {
+      %root: !transform.any_op {transform.readonly},
+      %mc: !transform.param<i64> {transform.readonly},
+      %nc_size: !transform.param<i64> {transform.readonly},
+      %kc: !transform.param<i64> {transform.readonly}) {
     %mms = transform.structured.match attributes{ovl.pack_matmul} in %root
       : (!transform.any_op) -> !transform.any_op
+    // tile_using_for takes one value of each size parameter per target.
+    %mms_mc, %mms_nc_size, %mms_kc = transform.foreach %mms
+        : !transform.any_op -> !transform.param<i64>, !transform.param<i64>, !transform.param<i64> {
+    ^bb0(%op: !transform.any_op):
+      transform.yield %mc, %nc_size, %kc : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+    }
     %t, %nc, %pc, %ic = transform.structured.tile_using_for %mms
-      tile_sizes [256, 1024, 256] interchange = [1, 2, 0]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+      tile_sizes [%mms_mc, %mms_nc_size, %mms_kc] interchange = [1, 2, 0]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+         !transform.param<i64>) -> (!transform.any_op, !transform.any_op,
                                 !transform.any_op, !transform.any_op)
     transform.annotate %t "ovl.block" : !transform.any_op
     %bmms = transform.structured.match
       attributes{ovl.pack_batch_matmul} in %root
       : (!transform.any_op) -> !transform.any_op
+    // tile_using_for takes one value of each size parameter per target.
+    %bmms_mc, %bmms_nc_size, %bmms_kc = transform.foreach %bmms
+        : !transform.any_op -> !transform.param<i64>, !transform.param<i64>, !transform.param<i64> {
+    ^bb0(%op: !transform.any_op):
+      transform.yield %mc, %nc_size, %kc : !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+    }
     %bt, %bb, %bnc, %bpc, %bic = transform.structured.tile_using_for %bmms
-      tile_sizes [1, 256, 1024, 256] interchange = [0, 2, 3, 1]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+      tile_sizes [1, %bmms_mc, %bmms_nc_size, %bmms_kc] interchange = [0, 2, 3, 1]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+         !transform.param<i64>) -> (!transform.any_op, !transform.any_op,
                                 !transform.any_op, !transform.any_op,
                                 !transform.any_op)
     transform.annotate %bt "ovl.batch_block" : !transform.any_op
@@ -307,23 +343,39 @@ module attributes {transform.with_named_sequence} {
   }
 
   /// Phase 2, register blocking: tiles every block into loops (jr, ir, k) =
-  /// (n, m, k) around an MR x NR x 1 = 8 x 32 x 1 micro-kernel, peels the
+  /// (n, m, k) around an MR x NR x 1 micro-kernel, peels the
   /// partial register tiles so that all full tiles are static, and tags the
   /// micro-kernel ops (and their peeled copies).
   transform.named_sequence @register_blocking(
-      %root: !transform.any_op {transform.readonly}) {
+      %root: !transform.any_op {transform.readonly},
+      %mr: !transform.param<i64> {transform.readonly},
+      %nr: !transform.param<i64> {transform.readonly}) {
     %blocks = transform.structured.match attributes{ovl.block} in %root
       : (!transform.any_op) -> !transform.any_op
+    // tile_using_for takes one value of each size parameter per target.
+    %blocks_mr, %blocks_nr = transform.foreach %blocks
+        : !transform.any_op -> !transform.param<i64>, !transform.param<i64> {
+    ^bb0(%op: !transform.any_op):
+      transform.yield %mr, %nr : !transform.param<i64>, !transform.param<i64>
+    }
     %t, %jr, %ir, %k = transform.structured.tile_using_for %blocks
-      tile_sizes [8, 32, 1] interchange = [1, 0, 2]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+      tile_sizes [%blocks_mr, %blocks_nr, 1] interchange = [1, 0, 2]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op,
                                 !transform.any_op, !transform.any_op)
     transform.annotate %t "ovl.microkernel" : !transform.any_op
     %bblocks = transform.structured.match attributes{ovl.batch_block} in %root
       : (!transform.any_op) -> !transform.any_op
+    // tile_using_for takes one value of each size parameter per target.
+    %bblocks_mr, %bblocks_nr = transform.foreach %bblocks
+        : !transform.any_op -> !transform.param<i64>, !transform.param<i64> {
+    ^bb0(%op: !transform.any_op):
+      transform.yield %mr, %nr : !transform.param<i64>, !transform.param<i64>
+    }
     %bt, %bjr, %bir, %bk = transform.structured.tile_using_for %bblocks
-      tile_sizes [0, 8, 32, 1] interchange = [0, 2, 1, 3]
-      : (!transform.any_op) -> (!transform.any_op, !transform.any_op,
+      tile_sizes [0, %bblocks_mr, %bblocks_nr, 1] interchange = [0, 2, 1, 3]
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op,
                                 !transform.any_op, !transform.any_op)
     transform.annotate %bt "ovl.microkernel" : !transform.any_op
     %irs = transform.merge_handles %ir, %bir : !transform.any_op
@@ -511,10 +563,17 @@ module attributes {transform.with_named_sequence} {
         @match_f32_matmul -> @tag_matmul,
         @match_f32_batch_matmul -> @tag_batch_matmul
       : (!transform.any_op) -> !transform.any_op
-    transform.include @cache_blocking failures(propagate) (%root2)
-      : (!transform.any_op) -> ()
-    transform.include @register_blocking failures(propagate) (%root2)
-      : (!transform.any_op) -> ()
+    %mr, %nr, %mc, %nc, %kc = transform.include @tile_sizes
+      failures(propagate) () : () -> (!transform.param<i64>,
+        !transform.param<i64>, !transform.param<i64>, !transform.param<i64>,
+        !transform.param<i64>)
+    transform.include @cache_blocking failures(propagate)
+      (%root2, %mc, %nc, %kc)
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+         !transform.param<i64>) -> ()
+    transform.include @register_blocking failures(propagate) (%root2, %mr, %nr)
+      : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> ()
     %mks = transform.structured.match attributes{ovl.microkernel} in %root2
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %mks : !transform.any_op {

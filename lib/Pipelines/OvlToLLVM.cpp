@@ -39,7 +39,9 @@ void overlap::buildOvlToLLVMPipeline(OpPassManager &pm,
     // One-Shot Bufferize turns into allocations. No CSE after it: it would
     // merge the tensor.empty ops that the pass has just split again (see
     // ContractionSchedule.cpp).
-    pm.addPass(createOvlApplyContractionSchedulePass());
+    OvlApplyContractionSchedulePassOptions schedule;
+    schedule.targetCpu = options.targetCpu;
+    pm.addPass(createOvlApplyContractionSchedulePass(schedule));
     pm.addPass(createCanonicalizerPass());
   }
 

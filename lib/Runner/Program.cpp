@@ -20,6 +20,7 @@
 #include "OverlapDialect/Analysis/PeakMemory.h"
 
 #include "OverlapDialect/Pipelines/Pipelines.h"
+#include "OverlapDialect/Support/TargetCpu.h"
 #include "ovlrt/CInterface.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -35,6 +36,7 @@
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <mutex>
 
@@ -211,9 +213,16 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
     return devices.takeError();
   program->numDevices = *devices;
 
+  llvm::Expected<overlap::TargetCpu> cpu =
+      overlap::lookupRunnableTargetCpu(options.targetCpu);
+  if (!cpu)
+    return cpu.takeError();
+
   buildWrapper(module, entry);
   PassManager pm(module.getContext());
-  buildOvlToLLVMPipeline(pm, OvlToLLVMPipelineOptions());
+  OvlToLLVMPipelineOptions lowering;
+  lowering.targetCpu = options.targetCpu;
+  buildOvlToLLVMPipeline(pm, lowering);
   if (failed(pm.run(module)))
     return makeError("lowering to the LLVM dialect failed");
 
@@ -222,9 +231,12 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
 
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder)
-    return machineBuilder.takeError();
+  // What detectHost does, with the target's CPU and features instead of
+  // the host's.
+  llvm::orc::JITTargetMachineBuilder machineBuilder{
+      llvm::Triple(llvm::sys::getProcessTriple())};
+  machineBuilder.setCPU(cpu->name);
+  machineBuilder.addFeatures(cpu->featureFlags());
   // On the builder: ExecutionEngineOptions::jitCodeGenOptLevel does not
   // reach a TargetMachine handed to ExecutionEngine::create.
   std::optional<llvm::CodeGenOptLevel> codeGenLevel =
@@ -232,8 +244,8 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
   if (!codeGenLevel)
     return makeError("optimization level " + Twine(options.optLevel) +
                      " is not in 0-3");
-  machineBuilder->setCodeGenOptLevel(*codeGenLevel);
-  auto targetMachine = machineBuilder->createTargetMachine();
+  machineBuilder.setCodeGenOptLevel(*codeGenLevel);
+  auto targetMachine = machineBuilder.createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
   // `engineOptions.transformer` is a function_ref: `transformer` must outlive

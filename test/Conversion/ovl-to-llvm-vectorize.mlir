@@ -1,13 +1,21 @@
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-einsum-to-linalg),ovl-apply-contraction-schedule)" | FileCheck %s --check-prefix=SCHED
-// RUN: overlap-opt %s --ovl-to-llvm | FileCheck %s --check-prefix=VEC
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-einsum-to-linalg),ovl-apply-contraction-schedule{target-cpu=skylake-avx512})" | FileCheck %s --check-prefix=SCHED
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(ovl-to-llvm{target-cpu=skylake-avx512})" | FileCheck %s --check-prefix=VEC
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(ovl-to-llvm{vectorize=false})" | FileCheck %s --check-prefix=NOVEC --implicit-check-not="vector<"
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-einsum-to-linalg),ovl-apply-contraction-schedule{target-cpu=haswell})" | FileCheck %s --check-prefix=AVX2
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-einsum-to-linalg),ovl-apply-contraction-schedule{target-cpu=x86-64})" | FileCheck %s --check-prefix=SSE
+// RUN: not overlap-opt %s --pass-pipeline="builtin.module(ovl-apply-contraction-schedule{target-cpu=haswel})" 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // ovl-to-llvm{vectorize} (the default) applies the contraction schedule of
 // lib/Pipelines/ContractionSchedule.mlir before bufferization: f32 einsums
 // whose loops come out as (m, n, k) or (b, m, n, k) become packed loop nests
-// around an 8x32 register tile of FMAs on vector<32xf32>; everything else
-// stays a linalg.generic and becomes plain loops, as with vectorize=false,
-// which vectorizes nothing.
+// around a register tile of FMAs; everything else stays a linalg.generic and
+// becomes plain loops, as with vectorize=false, which vectorizes nothing.
+// The register tile fits the target CPU's vector registers: 8x32 on
+// vector<32xf32> with AVX-512 (skylake-avx512, pinned so that the test does
+// not depend on the host), 6x16 on vector<16xf32> with AVX2 (haswell), 6x8
+// on vector<8xf32> with SSE only (x86-64).
+
+// UNKNOWN: error: ovl-apply-contraction-schedule: unknown target CPU 'haswel' (did you mean 'haswell'?)
 
 shard.grid @ring(shape = 2)
 
@@ -17,6 +25,14 @@ shard.grid @ring(shape = 2)
 // SCHED: scf.for {{.*}} -> (vector<8x32xf32>)
 // SCHED-COUNT-8: vector.fma {{.*}} : vector<32xf32>
 // SCHED-NOT: linalg.generic
+// AVX2-LABEL: func.func @matmul(
+// AVX2: scf.for {{.*}} -> (vector<6x16xf32>)
+// AVX2-COUNT-6: vector.fma {{.*}} : vector<16xf32>
+// AVX2-NOT: vector.fma {{.*}} : vector<32xf32>
+// SSE-LABEL: func.func @matmul(
+// SSE: scf.for {{.*}} -> (vector<6x8xf32>)
+// SSE-COUNT-6: vector.fma {{.*}} : vector<8xf32>
+// SSE-NOT: vector.fma {{.*}} : vector<16xf32>
 // VEC-LABEL: llvm.func @matmul(
 // VEC-COUNT-8: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // NOVEC-LABEL: llvm.func @matmul(
@@ -61,18 +77,12 @@ func.func @in_loop(%s: tensor<5x5xf32>, %c: tensor<5x7xf32>, %n: index) -> tenso
   return %r : tensor<5x7xf32>
 }
 
-// Left alone by the schedule: a transposed result (loops (n, m, k)), f64,
-// bf16 inputs and a dynamic size.
+// Left alone by the schedule: a transposed result (loops (n, m, k)), f64
+// and a dynamic size.
 // SCHED-LABEL: func.func @transposed_result(
 // SCHED: linalg.generic
 // SCHED-NOT: vector.
 // SCHED-LABEL: func.func @f64(
-// SCHED: linalg.generic
-// SCHED-NOT: vector.
-// SCHED-LABEL: func.func @bf16(
-// SCHED: linalg.generic
-// SCHED-NOT: vector.
-// SCHED-LABEL: func.func @dynamic(
 // SCHED: linalg.generic
 // SCHED-NOT: vector.
 // VEC-LABEL: llvm.func @transposed_result(
@@ -89,6 +99,19 @@ func.func @f64(%x: tensor<16x32xf64>, %w: tensor<32x64xf64>) -> tensor<16x64xf64
   return %y : tensor<16x64xf64>
 }
 
+// bf16 inputs into f32: each input is widened to f32 by an elementwise
+// linalg.generic, then the f32 contraction is vectorized.
+// SCHED-LABEL: func.func @bf16(
+// SCHED: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xbf16>) outs(%{{.*}} : tensor<16x32xf32>)
+// SCHED: arith.extf {{.*}} : bf16 to f32
+// SCHED: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x64xbf16>) outs(%{{.*}} : tensor<32x64xf32>)
+// SCHED: vector.fma {{.*}} : vector<32xf32>
+// VEC-LABEL: llvm.func @bf16(
+// VEC: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// The dynamic size (left alone, see above):
+// SCHED-LABEL: func.func @dynamic(
+// SCHED: linalg.generic
+// SCHED-NOT: vector.
 func.func @bf16(%x: tensor<16x32xbf16>, %w: tensor<32x64xbf16>) -> tensor<16x64xf32> {
   %y = ovl.einsum "mk,kn->mn" %x, %w : tensor<16x32xbf16>, tensor<32x64xbf16> -> tensor<16x64xf32>
   return %y : tensor<16x64xf32>

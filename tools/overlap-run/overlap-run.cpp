@@ -27,6 +27,7 @@
 #include "OverlapDialect/Runner/Program.h"
 #include "OverlapDialect/Runner/Report.h"
 #include "OverlapDialect/Support/CommandLine.h"
+#include "OverlapDialect/Support/TargetCpu.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -130,6 +131,12 @@ static cl::opt<bool> printOutputs("print-outputs",
 static cl::opt<unsigned> optLevel("O", cl::init(3), cl::Prefix,
                                   cl::desc("JIT optimization level (0-3)"),
                                   cl::cat(category));
+static cl::opt<std::string> targetCpu(
+    "target-cpu", cl::init("native"),
+    cl::desc("The CPU to compile for: native (the host, the default) or an "
+             "LLVM x86-64 CPU name, e.g. haswell, skylake-avx512, x86-64-v3; "
+             "one whose features this host lacks is refused"),
+    cl::cat(category));
 
 static cl::opt<bool> verifyCollectives(
     "verify-collectives", cl::init(true),
@@ -191,6 +198,7 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
   options.entry = found->getName().str();
   options.optLevel = optLevel;
   options.verifyCollectives = verifyCollectives;
+  options.targetCpu = targetCpu;
   auto program = Program::compile(*module, options);
   if (!program)
     return makeProgramError(path + ": " + toString(program.takeError()));
@@ -339,6 +347,8 @@ int main(int argc, char **argv) {
           Twine(llvm::formatv("{0}", format("%g", double(absTolerance)))));
   if (repeat < 1)
     fatal(formatv("--repeat must be at least 1, not {0}", int64_t(repeat)));
+  if (Expected<TargetCpu> cpu = lookupRunnableTargetCpu(targetCpu); !cpu)
+    fatal("--target-cpu: " + toString(cpu.takeError()));
   std::unique_ptr<MpiSession> mpi;
   if (transport == "mpi") {
     // Checked before the ranks wait for each other with this timeout.

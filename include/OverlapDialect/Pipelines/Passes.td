@@ -42,10 +42,20 @@ def OvlApplyContractionSchedulePass
     Applies the transform script `lib/Pipelines/ContractionSchedule.mlir`,
     compiled into the library, to the module: static f32 contractions whose
     loops are (m, n, k) or (b, m, n, k), with any operand layout, are
-    cache-blocked, packed and register-blocked into AVX-512 outer products
-    (within 1.0-1.1x of OpenBLAS sgemm, `bench/einsum`). Other ops are left
-    for the loop lowering. `ovl-to-llvm{vectorize=true}` runs it before
-    bufferization.
+    cache-blocked, packed and register-blocked into outer products
+    (within 1.0-1.1x of OpenBLAS sgemm with AVX-512, `bench/einsum`). Other
+    ops are left for the loop lowering. `ovl-to-llvm{vectorize=true}` runs
+    it before bufferization.
+
+    The register tile fits the vector registers of `target-cpu` (8 x 32 f32
+    with AVX-512, 6 x 16 with AVX2 or AVX, 6 x 8 with SSE), the cache blocks
+    the host's L1d and L2 (overlap::contractionTilesFor): the script's
+    @tile_sizes constants are replaced by these before it runs.
+
+    A contraction of bf16 or f16 inputs into f32 (`ovl.einsum` of bf16
+    operands with an f32 result) is first rewritten as an f32 contraction of
+    its inputs widened to f32 by elementwise `arith.extf` (exact, one pass
+    over each input), which is then scheduled as any f32 one.
 
     It does what `transform-preload-library` + `transform-interpreter` do,
     without a file and without the context-wide transform library module,
@@ -55,6 +65,12 @@ def OvlApplyContractionSchedulePass
     distinct destinations keep One-Shot Bufferize from sharing buffers.
   }];
   let dependentDialects = ["::mlir::transform::TransformDialect"];
+  let options = [
+    Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"native\"",
+           "The CPU whose vector registers the register tiles fit: native "
+           "(the host) or an LLVM x86-64 CPU name (haswell, skylake-avx512, "
+           "...)">,
+  ];
 }
 
 #endif // OVERLAP_PIPELINES_PASSES_TD

@@ -46,6 +46,12 @@ struct OvlToLLVMPipelineOptions
                      "contractions (ovl-apply-contraction-schedule) before "
                      "bufferization; the others become plain loops"),
       llvm::cl::init(true)};
+  Option<std::string> targetCpu{
+      *this, "target-cpu",
+      llvm::cl::desc("With `vectorize`, the CPU whose vector registers the "
+                     "contraction schedule's register tiles fit: native or "
+                     "an LLVM x86-64 CPU name"),
+      llvm::cl::init("native")};
 };
 
 /// Adds to `pm` (anchored on builtin.module) the passes that take an ovl

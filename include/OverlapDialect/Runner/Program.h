@@ -34,6 +34,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Refuse a module that verifyCollectiveConsistency finds inconsistent.
   bool verifyCollectives = true;
+  /// The CPU to compile for (overlap::lookupTargetCpu): `native` or an LLVM
+  /// x86-64 CPU name; refused if this host cannot run its code.
+  std::string targetCpu = "native";
 };
 
 /// An ovl program compiled for the CPU runtime.

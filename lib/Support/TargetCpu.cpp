@@ -1,0 +1,118 @@
+//===- TargetCpu.cpp - The x86-64 CPU code is generated for ---------------===//
+
+#include "OverlapDialect/Support/TargetCpu.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/X86TargetParser.h"
+
+#include <algorithm>
+#include <unistd.h>
+
+using namespace llvm;
+
+std::vector<std::string> overlap::TargetCpu::featureFlags() const {
+  std::vector<std::string> flags;
+  for (const auto &feature : features)
+    flags.push_back((feature.getValue() ? "+" : "-") + feature.getKey().str());
+  llvm::sort(flags);
+  return flags;
+}
+
+Expected<overlap::TargetCpu> overlap::lookupTargetCpu(StringRef name) {
+  TargetCpu cpu;
+  if (name == "native") {
+    cpu.name = sys::getHostCPUName().str();
+    cpu.features = sys::getHostCPUFeatures();
+    return cpu;
+  }
+  if (X86::parseArchX86(name, /*Only64Bit=*/true) == X86::CK_None) {
+    // The nearest valid name, as a hint for a typo.
+    SmallVector<StringRef> valid;
+    X86::fillValidCPUArchList(valid, /*Only64Bit=*/true);
+    StringRef nearest;
+    unsigned best = ~0u;
+    for (StringRef candidate : valid) {
+      unsigned distance = name.edit_distance(candidate);
+      if (distance < best)
+        best = distance, nearest = candidate;
+    }
+    std::string hint = nearest.empty() || best > name.size() / 2
+                           ? std::string()
+                           : " (did you mean '" + nearest.str() + "'?)";
+    return createStringError(
+        "unknown target CPU '" + name + "'" + hint +
+        "; expected native or an x86-64 CPU name of LLVM, e.g. haswell, "
+        "skylake-avx512, znver4, x86-64-v3");
+  }
+  cpu.name = name.str();
+  SmallVector<StringRef> features;
+  X86::getFeaturesForCPU(name, features);
+  for (StringRef feature : features)
+    cpu.features[feature] = true;
+  return cpu;
+}
+
+std::vector<std::string> overlap::missingFeatures(const TargetCpu &cpu,
+                                                  const StringMap<bool> &host) {
+  std::vector<std::string> missing;
+  for (const auto &feature : cpu.features) {
+    auto it = host.find(feature.getKey());
+    if (feature.getValue() && it != host.end() && !it->getValue())
+      missing.push_back(feature.getKey().str());
+  }
+  llvm::sort(missing);
+  return missing;
+}
+
+Expected<overlap::TargetCpu> overlap::lookupRunnableTargetCpu(StringRef name) {
+  Expected<TargetCpu> cpu = lookupTargetCpu(name);
+  if (!cpu)
+    return cpu.takeError();
+  std::vector<std::string> missing =
+      missingFeatures(*cpu, sys::getHostCPUFeatures());
+  if (!missing.empty())
+    return createStringError("this host cannot run code for target CPU '" +
+                             name + "': it lacks " + join(missing, ", "));
+  return cpu;
+}
+
+overlap::CacheSizes overlap::hostCacheSizes() {
+  CacheSizes sizes{32 << 10, 1 << 20};
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  // glibc reads them from cpuid; 0 or -1 when it cannot tell.
+  if (long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE); l1d > 0)
+    sizes.l1d = l1d;
+  if (long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 > 0)
+    sizes.l2 = l2;
+#endif
+  return sizes;
+}
+
+overlap::ContractionTiles overlap::contractionTilesFor(const TargetCpu &cpu,
+                                                       CacheSizes caches) {
+  ContractionTiles tiles;
+  // Accumulators + the NR-wide B vectors + one broadcast A element must fit
+  // in the vector registers, leaving the loads room to run ahead.
+  if (cpu.has("avx512f"))
+    tiles.mr = 8, tiles.nr = 32; // 16 + 2 + 1 of 32 zmm
+  else if (cpu.has("avx"))
+    tiles.mr = 6, tiles.nr = 16; // 12 + 2 + 1 of 16 ymm
+  else
+    tiles.mr = 6, tiles.nr = 8; // 12 + 2 + 1 of 16 xmm
+  constexpr int64_t f32Bytes = 4;
+  // A KC x NR panel of B stays in the L1d for the MC / MR tiles that reuse
+  // it; beyond 256 the C tile's loads and stores are already < 1% of the
+  // k loop.
+  tiles.kc = std::clamp<int64_t>(caches.l1d / (tiles.nr * f32Bytes) / 64 * 64,
+                                 64, 256);
+  // An MC x KC block of A shares the L2 with the B block streaming through.
+  tiles.mc = std::clamp<int64_t>(caches.l2 / 4 / (tiles.kc * f32Bytes) /
+                                     tiles.mr * tiles.mr,
+                                 tiles.mr, 1024 / tiles.mr * tiles.mr);
+  tiles.nc = 1024;
+  return tiles;
+}
