@@ -99,8 +99,8 @@ def parse(path, rel, errors):
         if i == len(lines):
             errors.append(f"{rel}:{start + 1}: unclosed code block")
             break
-        indent = len(m.group(1))
-        text = "\n".join(l[indent:] if l[:indent].isspace() else l
+        margin = len(m.group(1))
+        text = "\n".join(l[margin:] if l[:margin].isspace() else l
                          for l in body)
         block = Block(rel, start + 1, m.group(2), text,
                       pending[1] if pending else None)
