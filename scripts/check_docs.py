@@ -9,7 +9,7 @@ the root). Their commands are written to run from the repository root after
 `scripts/build.sh`, which builds into build/: tools as build/bin/NAME,
 Python as `PYTHONPATH=python /usr/bin/python3`.
 
-Every ```sh, ```bash, ```shell or ```console block runs with bash
+Every ```sh, ```bash or ```shell block runs with bash
 (`set -euo pipefail`, so any failing command fails the block), in a scratch
 directory that holds a symlink to every top-level entry of the root and
 `build` linking to --build, so that the files the commands write land in
@@ -25,7 +25,9 @@ any text and a line that is only `...` matches any number of lines.
 An HTML comment on the lines just before a block steers the check:
   <!-- docs-check: skip (why) -->  do not run this shell block, or do not
                                     compare this output block
-The reason is required. Relative links ([text](path#anchor)) must name a
+The reason is required. A ```console block (prompts and output mixed) is
+refused: the command goes in a shell block, its output in the block after.
+Relative links ([text](path#anchor)) must name a
 file or directory inside the repository, and an anchor a heading of the
 linked document.
 
@@ -43,7 +45,7 @@ import sys
 import tempfile
 import time
 
-SHELL_LANGS = {"sh", "bash", "shell", "console"}
+SHELL_LANGS = {"sh", "bash", "shell"}
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*docs-check:(.*?)-->\s*$")
 DIRECTIVE = re.compile(r"^\s*([\w-]+)\s*(?:\((.*)\))?\s*$")
@@ -104,6 +106,10 @@ def parse(path, rel, errors):
                          for l in body)
         block = Block(rel, start + 1, m.group(2), text,
                       pending[1] if pending else None)
+        if block.lang == "console":
+            errors.append(f"{rel}:{start + 1}: a console block is not run: "
+                          "put the commands in an sh block and their output "
+                          "in an untagged block right after it")
         pending = None
         between = lines[previous_end:start] if previous_end is not None else []
         if (block.lang == "" and blocks and blocks[-1].lang in SHELL_LANGS
