@@ -51,7 +51,7 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     }
   }
   improve(graph, order, outcome, budget, moves,
-          moves ? options.simulatedImproveReplays : options.improveReplays);
+          moves ? options.simulatedImproveReplays : kImproveReplays);
   if (simulation && !moves)
     outcome = judge(graph, order, budget, &*simulation);
   result.simulated = simulation.has_value();

@@ -29,9 +29,8 @@ struct BlockScheduleOptions {
   Algorithm algorithm = Algorithm::BottomUp;
   /// Transfers in flight at once, at least 1.
   int budget = 1;
-  /// The judgements `improve` may spend, and on a block the event simulator
-  /// judges move by move.
-  unsigned improveReplays = kImproveReplays;
+  /// The judgements `improve` may spend on a block the event simulator
+  /// judges move by move (others get kImproveReplays).
   unsigned simulatedImproveReplays = kImproveReplays;
 };
 

@@ -68,7 +68,6 @@ public:
                                  ? sched::Algorithm::TopDown
                                  : sched::Algorithm::BottomUp;
     blockOptions.budget = static_cast<int>(budget);
-    blockOptions.improveReplays = options.improveReplays;
     blockOptions.simulatedImproveReplays = options.simulatedImproveReplays;
     memoryBudget = options.memoryBudget;
   }

@@ -327,10 +327,9 @@ struct ScheduleOptions {
   unsigned maxInFlight = 0;
   /// Bytes a block's transfers in flight may hold (0: the hardware's HBM).
   double memoryBudget = 0;
-  /// The judgements the scheduler may spend improving each block's order
-  /// (see sched::improve), and each block the event simulator judges move
-  /// by move.
-  unsigned improveReplays = sched::kImproveReplays;
+  /// The judgements the scheduler may spend improving the order of a block
+  /// the event simulator judges move by move (see sched::improve; the gate
+  /// lowers it for the windows it prices).
   unsigned simulatedImproveReplays = sched::kImproveReplays;
 };
 
