@@ -35,6 +35,7 @@ void overlap::buildOverlapPipeline(OpPassManager &pm,
   ovl::OvlDecomposeCollectiveEinsumPassOptions decompose;
   decompose.unroll = options.unroll;
   decompose.bidirectional = options.bidirectional;
+  decompose.gatherScatter = options.gatherScatter;
   decompose.gate = options.gate;
   decompose.hardware = options.hardware;
   decompose.topology = options.topology;
@@ -70,6 +71,7 @@ struct OvlOverlapPipelinePass
                                     deviceAssignment.end());
     options.unroll = unroll;
     options.bidirectional = bidirectional;
+    options.gatherScatter = gatherScatter;
     options.gate = gate;
     options.remarks = remarks;
     options.algorithm = algorithm;

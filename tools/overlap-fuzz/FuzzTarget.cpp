@@ -280,6 +280,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *bidirectional = directions[pick(4)];
   const char *algorithm = pick(2) ? "bottom-up" : "top-down";
   const char *remarks = pick(2) ? "true" : "false";
+  static const char *const gatherScatters[] = {"false", "true", "auto"};
+  const char *gatherScatter = gatherScatters[pick(3)];
 
   {
     OwningOpRef<ModuleOp> copy = module->clone();
@@ -290,15 +292,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string decompose =
         (llvm::Twine("func.func(ovl-decompose-collective-einsum{gate=always "
                      "unroll=") +
-         unroll + " bidirectional=" + bidirectional + " remarks=" + remarks +
-         "},ovl-async-collectives)")
+         unroll + " bidirectional=" + bidirectional + " gather-scatter=" +
+         gatherScatter + " remarks=" + remarks + "},ovl-async-collectives)")
             .str();
     runPipeline(*copy, decompose);
   }
   std::string overlapPipeline =
       (llvm::Twine("ovl-overlap-pipeline{gate=") + gate + " unroll=" + unroll +
-       " bidirectional=" + bidirectional + " algorithm=" + algorithm +
-       " remarks=" + remarks + "}")
+       " bidirectional=" + bidirectional + " gather-scatter=" + gatherScatter +
+       " algorithm=" + algorithm + " remarks=" + remarks + "}")
           .str();
   if (!runPipeline(*module, overlapPipeline))
     return 0;

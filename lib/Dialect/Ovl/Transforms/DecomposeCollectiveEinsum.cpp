@@ -5,7 +5,9 @@
 // when the cost model prices the loop faster than the pair (section 5.5;
 // DecompositionCost.cpp builds every form and prices it). An einsum with
 // two candidates (figure 3: two gathered inputs, or a gathered input and a
-// scattered result) is decomposed for the one with the larger gain only.
+// scattered result) is decomposed for the one with the larger gain only,
+// unless the reduce_scatter's gather-scatter form (LoopedGatherEinsumScatter)
+// takes both.
 // With async-collectives, every collective kept (the other candidate, an
 // all_reduce, a pair the loop would not speed up) becomes a start and a done
 // unless blocking prices faster.
@@ -198,12 +200,15 @@ struct OvlDecomposeCollectiveEinsumPass
     // Every remark before any rewrite: a remark may name another candidate's
     // collective, which its rewrite erases.
     if (remarks) {
+      takenAlong = getConsumedGathers(candidates);
       for (const Candidate &candidate : candidates)
         remark(candidate);
       for (const BlockLoops &block : together)
         remark(block);
     }
     IRRewriter rewriter(&getContext());
+    // Gathers a gather-scatter rewrite takes with its reduce_scatter.
+    llvm::DenseSet<Operation *> consumed = getConsumedGathers(candidates);
     for (Candidate &candidate : candidates) {
       if (candidate.form != CollectiveForm::Decomposed)
         continue;
@@ -216,11 +221,26 @@ struct OvlDecomposeCollectiveEinsumPass
     // After the decompositions, which do not erase collectives they keep.
     for (Candidate &candidate : candidates)
       if (candidate.form == CollectiveForm::Asynchronous &&
+          !consumed.contains(candidate.op) &&
           succeeded(makeCollectiveAsynchronous(rewriter, candidate.op)))
         ++numAsynchronous;
   }
 
 private:
+  /// The all_gathers the decompositions chosen in gather-scatter form take
+  /// along.
+  static llvm::DenseSet<Operation *>
+  getConsumedGathers(ArrayRef<Candidate> candidates) {
+    llvm::DenseSet<Operation *> consumed;
+    for (const Candidate &candidate : candidates)
+      if (candidate.form == CollectiveForm::Decomposed &&
+          candidate.loop.withGather)
+        if (AllGatherOp gather =
+                getGatherDecomposedWith(cast<ReduceScatterOp>(candidate.op)))
+          consumed.insert(gather);
+    return consumed;
+  }
+
   /// The gate's decisions with the loops the options allow, or `only` that
   /// one: every candidate of the function, priced where the gate has a
   /// choice to make, its form and loop chosen. Fails when a machine cannot
@@ -237,13 +257,23 @@ private:
         candidates.back().op = op;
       }
     });
+    // gather-scatter=true: the reduce_scatters take these along.
+    llvm::DenseSet<Operation *> withScatter;
+    if (gatherScatter == GatherScatterChoice::Always)
+      for (const Candidate &candidate : candidates)
+        if (auto scatter = dyn_cast<ReduceScatterOp>(candidate.op))
+          if (AllGatherOp gather = getGatherDecomposedWith(scatter))
+            withScatter.insert(gather);
     for (Candidate &candidate : candidates) {
       Operation *op = candidate.op;
-      candidate.why = whyNotDecomposable(op);
+      candidate.why = withScatter.contains(op)
+                          ? "gather-scatter=true decomposes it with the "
+                            "reduce_scatter of its einsum"
+                          : whyNotDecomposable(op);
       candidate.einsums = getDecomposedEinsums(op);
       candidate.variants =
           only ? SmallVector<DecomposeOptions, 6>{resolveLoop(op, *only)}
-               : getLoopVariants(op, unroll, bidirectional);
+               : getLoopVariants(op, unroll, bidirectional, gatherScatter);
       candidate.groupSize =
           cast<CollectiveOpInterface>(op).getGroupSize(symbols).value_or(0);
       // Priced when the gate has a choice to make from the prices: for
@@ -405,8 +435,10 @@ private:
          gate == DecomposeGate::Cost && round < 4 * candidates.size();
          ++round) {
       Candidate *best = nullptr;
+      llvm::DenseSet<Operation *> consumed = getConsumedGathers(candidates);
       for (Candidate &candidate : candidates) {
-        if (candidate.form == CollectiveForm::Decomposed || !candidate.estimate)
+        if (candidate.form == CollectiveForm::Decomposed ||
+            !candidate.estimate || consumed.contains(candidate.op))
           continue;
         SmallVector<std::pair<Operation *, DecomposeOptions>> decomposed =
             getLoopsBeside(candidates, candidate);
@@ -452,8 +484,10 @@ private:
     }
     if (!asyncCollectives)
       return success();
+    llvm::DenseSet<Operation *> consumed = getConsumedGathers(candidates);
     for (Candidate &candidate : candidates) {
-      if (candidate.form == CollectiveForm::Decomposed)
+      if (candidate.form == CollectiveForm::Decomposed ||
+          consumed.contains(candidate.op))
         continue;
       if (gate != DecomposeGate::Cost) {
         // A result of dynamic shape has no receive buffer to start into.
@@ -638,6 +672,12 @@ private:
   void remark(const Candidate &candidate) {
     Operation *op = candidate.op;
     std::string what = describeCollective(op, candidate.groupSize);
+    if (takenAlong.contains(op)) {
+      op->emitRemark("decomposing ")
+          << what << " with the reduce_scatter of its einsum (gather-scatter "
+          << "form)";
+      return;
+    }
     // The asynchronous choice, for a candidate not decomposed.
     auto keptClause = [&](InFlightDiagnostic &diag) {
       if (!asyncCollectives)
@@ -716,6 +756,10 @@ private:
     if (candidate.amongLoops)
       diag << "; its loops beside the others: "
            << describeEstimate(*candidate.amongLoops);
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op);
+        scatter && gatherScatter == GatherScatterChoice::Always)
+      if (std::string why = whyNotDecomposableTogether(scatter); !why.empty())
+        diag << "; not in gather-scatter form: " << why;
   }
 
   /// The gate's decisions with one loop variant only, which the
@@ -726,5 +770,7 @@ private:
   std::optional<MachineModelCache> machines;
   /// The windows priced, for the layers that repeat them.
   CollectiveEstimateCache estimates;
+  /// For remarks: the all_gathers decomposed with their reduce_scatter.
+  llvm::DenseSet<Operation *> takenAlong;
 };
 } // namespace

@@ -259,6 +259,15 @@ getWindow(Operation *collective, const MachineModel &machine,
   return window;
 }
 
+/// Whether decomposing `other` as `loop` would erase `collective` (a
+/// gather-scatter rewrite takes its all_gather along).
+static bool takesAlong(Operation *other, const DecomposeOptions &loop,
+                       Operation *collective) {
+  auto scatter = dyn_cast<ReduceScatterOp>(other);
+  return collective && scatter && loop.withGather &&
+         getGatherDecomposedWith(scatter) == collective;
+}
+
 /// Builds `form` of the copy `collective` in `scratch` (decomposed as
 /// `loop`), the window's other collectives as `context` says, and runs on
 /// it what the pipeline runs next, the scheduler spending at most
@@ -276,7 +285,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   // window stays as it is.
   for (auto [other, otherLoop] : context.decomposed)
     if (Operation *copy = scratch.copies.lookup(other))
-      if (copy != collective)
+      if (copy != collective && !takesAlong(copy, otherLoop, collective))
         (void)decomposeCollective(rewriter, copy, otherLoop);
   if (!collective) {
     // A whole block: no collective of its own.

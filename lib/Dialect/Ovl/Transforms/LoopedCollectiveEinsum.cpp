@@ -42,14 +42,45 @@ std::optional<unsigned> mlir::ovl::getSplitDim(Operation *collective) {
 
 DecomposeOptions mlir::ovl::resolveLoop(Operation *collective,
                                         DecomposeOptions options) {
+  if (options.withGather) {
+    auto scatter = dyn_cast<ReduceScatterOp>(collective);
+    if (scatter && whyNotDecomposableTogether(scatter).empty())
+      return DecomposeOptions{1, RingLoopDirection::Unidirectional, true};
+    return DecomposeOptions{options.unroll, RingLoopDirection::Unidirectional,
+                            false};
+  }
   if (options.direction == RingLoopDirection::Split && !getSplitDim(collective))
     options.direction = RingLoopDirection::Bidirectional;
   return options;
 }
 
+/// Whether the gather-scatter form is one of `collective`'s variants.
+static bool offersGatherScatter(Operation *collective, UnrollChoice unroll,
+                                DirectionChoice direction,
+                                GatherScatterChoice choice) {
+  auto scatter = dyn_cast<ReduceScatterOp>(collective);
+  if (!scatter || choice == GatherScatterChoice::Never ||
+      !whyNotDecomposableTogether(scatter).empty())
+    return false;
+  if (choice == GatherScatterChoice::Always)
+    return true;
+  SymbolTableCollection symbols;
+  std::optional<int64_t> rounds =
+      cast<CollectiveOpInterface>(
+          getGatherDecomposedWith(scatter).getOperation())
+          .getGroupSize(symbols);
+  return unroll == UnrollChoice::Auto && direction == DirectionChoice::Auto &&
+         rounds && *rounds <= kMaxGatherScatterRounds;
+}
+
 SmallVector<DecomposeOptions, 6>
 mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
-                           DirectionChoice direction) {
+                           DirectionChoice direction,
+                           GatherScatterChoice gatherScatter) {
+  bool offered =
+      offersGatherScatter(collective, unroll, direction, gatherScatter);
+  if (offered && gatherScatter == GatherScatterChoice::Always)
+    return {DecomposeOptions{1, RingLoopDirection::Unidirectional, true}};
   static const std::pair<RingLoopDirection, DirectionChoice> directions[] = {
       {RingLoopDirection::Unidirectional, DirectionChoice::Unidirectional},
       {RingLoopDirection::Bidirectional, DirectionChoice::Bidirectional},
@@ -67,10 +98,15 @@ mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
         loops.push_back(loop);
     }
   }
+  if (offered)
+    loops.push_back(
+        DecomposeOptions{1, RingLoopDirection::Unidirectional, true});
   return loops;
 }
 
 std::string mlir::ovl::describeLoop(const DecomposeOptions &loop) {
+  if (loop.withGather)
+    return "gather-scatter, with the all_gather of its einsum";
   std::string text = "unroll " + std::to_string(loop.unroll);
   switch (loop.direction) {
   case RingLoopDirection::Unidirectional:
@@ -90,6 +126,8 @@ LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,
   if (auto gather = dyn_cast<AllGatherOp>(collective))
     return decomposeAllGatherEinsum(rewriter, gather, loop);
   if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
-    return decomposeEinsumReduceScatter(rewriter, scatter, loop);
+    return loop.withGather
+               ? decomposeGatherEinsumScatter(rewriter, scatter)
+               : decomposeEinsumReduceScatter(rewriter, scatter, loop);
   return failure();
 }

@@ -299,12 +299,6 @@ ScatterPlan buildPlan(int64_t groupSize, unsigned step,
   return plan;
 }
 
-Value addTensors(OpBuilder &builder, Location loc, Value a, Value b) {
-  if (isa<FloatType>(cast<RankedTensorType>(a.getType()).getElementType()))
-    return arith::AddFOp::create(builder, loc, a, b);
-  return arith::AddIOp::create(builder, loc, a, b);
-}
-
 } // namespace
 
 std::string mlir::ovl::whyNotDecomposable(ReduceScatterOp scatter) {

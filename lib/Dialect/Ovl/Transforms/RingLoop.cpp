@@ -12,9 +12,27 @@
 using namespace mlir;
 using namespace mlir::ovl;
 
-/// Non-negative representative of `value` mod `n`.
-static int64_t positiveMod(int64_t value, int64_t n) {
+int64_t mlir::ovl::positiveMod(int64_t value, int64_t n) {
   return ((value % n) + n) % n;
+}
+
+Value mlir::ovl::ringPermute(OpBuilder &builder, Location loc, Value value,
+                             FlatSymbolRefAttr grid, DenseI16ArrayAttr axes,
+                             int64_t groupSize, int64_t shift) {
+  SmallVector<int64_t> pairs;
+  for (int64_t device = 0; device < groupSize; ++device) {
+    pairs.push_back(device);
+    pairs.push_back(positiveMod(device - shift, groupSize));
+  }
+  return CollectivePermuteOp::create(builder, loc, value.getType(), value, grid,
+                                     axes, builder.getDenseI64ArrayAttr(pairs));
+}
+
+Value mlir::ovl::addTensors(OpBuilder &builder, Location loc, Value a,
+                            Value b) {
+  if (isa<FloatType>(cast<RankedTensorType>(a.getType()).getElementType()))
+    return arith::AddFOp::create(builder, loc, a, b);
+  return arith::AddIOp::create(builder, loc, a, b);
 }
 
 RingBuilder::RingBuilder(OpBuilder &builder, Location loc,
@@ -60,13 +78,7 @@ Value RingBuilder::shardOffset(OpBuilder &builder, int64_t base,
 
 Value RingBuilder::permute(OpBuilder &builder, Value value,
                            int64_t shift) const {
-  SmallVector<int64_t> pairs;
-  for (int64_t device = 0; device < groupSize; ++device) {
-    pairs.push_back(device);
-    pairs.push_back(positiveMod(device - shift, groupSize));
-  }
-  return CollectivePermuteOp::create(builder, loc, value.getType(), value, grid,
-                                     axes, builder.getDenseI64ArrayAttr(pairs));
+  return ringPermute(builder, loc, value, grid, axes, groupSize, shift);
 }
 
 /// What a round does, for finding rounds of the same structure: per chain,

@@ -118,6 +118,18 @@ SmallVector<Value> emitRingRounds(OpBuilder &builder, Location loc,
                                   SmallVector<Value> state,
                                   RoundEmitter emitRound);
 
+/// Non-negative representative of `value` mod `n`.
+int64_t positiveMod(int64_t value, int64_t n);
+
+/// The blocking ring step over `axes` of `grid` (`groupSize` devices)
+/// moving `value` `shift` positions: device i sends to i - shift.
+Value ringPermute(OpBuilder &builder, Location loc, Value value,
+                  FlatSymbolRefAttr grid, DenseI16ArrayAttr axes,
+                  int64_t groupSize, int64_t shift);
+
+/// `a + b`, float or integer.
+Value addTensors(OpBuilder &builder, Location loc, Value a, Value b);
+
 /// Whether `op` reads or makes a statically empty tensor (a dimension of
 /// size 0): no ring loop is built around one, there is nothing to overlap.
 bool hasEmptyTensor(Operation *op);

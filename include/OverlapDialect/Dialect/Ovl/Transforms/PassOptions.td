@@ -39,6 +39,22 @@ defvar Overlap_DecomposeOptions = [
                       "half of every shard each way"),
            clEnumValN(::mlir::ovl::DirectionChoice::Auto, "auto",
                       "the faster per candidate"))}]>,
+  Option<"gatherScatter", "gather-scatter",
+         "::mlir::ovl::GatherScatterChoice",
+         /*default=*/"::mlir::ovl::GatherScatterChoice::Auto",
+         "Decompose a reduce_scatter together with the all_gather feeding "
+         "its einsum, where the gathered letter is the scattered one (the "
+         "gather-scatter form): auto (the default: one of the variants the "
+         "gate prices when unroll and bidirectional are auto and the "
+         "gather's group has at most 16 devices), true (the only variant of "
+         "every pair that qualifies) or false",
+         [{::llvm::cl::values(
+           clEnumValN(::mlir::ovl::GatherScatterChoice::Never, "false",
+                      "never"),
+           clEnumValN(::mlir::ovl::GatherScatterChoice::Always, "true",
+                      "every pair that qualifies"),
+           clEnumValN(::mlir::ovl::GatherScatterChoice::Auto, "auto",
+                      "priced among the variants"))}]>,
   Option<"gate", "gate", "::mlir::ovl::DecomposeGate",
          /*default=*/"::mlir::ovl::DecomposeGate::Cost",
          "Which decomposable pairs to rewrite: cost (those the cost "

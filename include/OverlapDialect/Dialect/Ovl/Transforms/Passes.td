@@ -57,6 +57,20 @@ def OvlDecomposeCollectiveEinsumPass
     A collective with the `ovl.no_decompose` unit
     attribute is left alone.
 
+    Gather-scatter form: an einsum that reads an `ovl.all_gather` along
+    some grid axes (N devices) and whose result an `ovl.reduce_scatter`
+    scatters along other axes (M devices, M dividing N) on the gathered
+    letter, free in the einsum, is decomposed as one: the gathered shards go
+    round the gather's ring while the partial sums of their columns go round
+    the scatter's, each device adding its part one hop per N/M rounds (the
+    rows of the gather's axes start rotated by N/M per position along the
+    scatter's). The gathered tensor is never whole unless later users read
+    it, for whom the rounds assemble it. `gather-scatter=auto` (the
+    default) makes it one more variant of the reduce_scatter the gate
+    prices, when `unroll` and `bidirectional` are auto and N is at most 16;
+    `gather-scatter=true` builds it for every pair that qualifies, and
+    `gather-scatter=false` never.
+
     The cost-model gate (section 5.5) decides which decomposable pairs are
     rewritten. It prices what it would build: the pair is copied on its own,
     priced, rewritten exactly as this pass rewrites it, and priced again;
@@ -73,7 +87,8 @@ def OvlDecomposeCollectiveEinsumPass
     einsums memory-bound where the whole one is not, additions, zero fills,
     concatenations) is priced because it is there. An einsum with two
     candidates (two gathered inputs, or a gathered input and a scattered
-    result) is decomposed for the one with the larger gain only.
+    result) is decomposed for the one with the larger gain only, unless
+    the reduce_scatter's gather-scatter form, which takes both, is chosen.
     `gate=always` decomposes every decomposable pair (still the larger gain
     of two), `gate=never` none. A machine that cannot be built (unknown
     hardware, a topology too small for the grid, a bad device assignment)

@@ -54,9 +54,14 @@ struct DecomposeOptions {
   /// Ring steps per loop iteration: 1 or 2.
   unsigned unroll = 1;
   RingLoopDirection direction = RingLoopDirection::Unidirectional;
+  /// A reduce_scatter decomposed together with the all_gather feeding its
+  /// einsum (decomposeGatherEinsumScatter); unroll and direction do not
+  /// apply.
+  bool withGather = false;
 
   bool operator==(const DecomposeOptions &other) const {
-    return unroll == other.unroll && direction == other.direction;
+    return unroll == other.unroll && direction == other.direction &&
+           withGather == other.withGather;
   }
 };
 
@@ -68,17 +73,39 @@ enum class UnrollChoice { One, Two, Auto };
 /// ways, half of each shard each way, or the gate's choice per candidate.
 enum class DirectionChoice { Unidirectional, Bidirectional, Split, Auto };
 
+/// The `gather-scatter` option: whether a reduce_scatter is decomposed
+/// together with the all_gather of its einsum's operand where the pair
+/// qualifies (whyNotDecomposableTogether).
+enum class GatherScatterChoice {
+  /// Never.
+  Never,
+  /// One of its variants the gate prices, when unroll and bidirectional
+  /// are auto too and the gather's group has at most
+  /// kMaxGatherScatterRounds devices.
+  Auto,
+  /// Its only variant.
+  Always,
+};
+
+/// The most rounds (devices in the gather's group) for which the gate
+/// prices the gather-scatter form by default: its rounds are straight-line
+/// code, and pricing grows with them.
+constexpr int64_t kMaxGatherScatterRounds = 16;
+
 /// The loops the options allow for `collective` (an all_gather or
 /// reduce_scatter), in the order a tie is broken in: fewer steps per
 /// iteration first, then one way round, then whole shards (the simpler
-/// loop). A split loop needs a dim to split (getSplitDim); where the pair
-/// has none, it is the bidirectional loop instead.
-SmallVector<DecomposeOptions, 6> getLoopVariants(Operation *collective,
-                                                 UnrollChoice unroll,
-                                                 DirectionChoice direction);
+/// loop), then the gather-scatter form. A split loop needs a dim to split
+/// (getSplitDim); where the pair has none, it is the bidirectional loop
+/// instead.
+SmallVector<DecomposeOptions, 6>
+getLoopVariants(Operation *collective, UnrollChoice unroll,
+                DirectionChoice direction,
+                GatherScatterChoice gatherScatter = GatherScatterChoice::Auto);
 
 /// The loop `options` ask for, as `collective` can be built: a split loop
-/// without a dim to split is the bidirectional one.
+/// without a dim to split is the bidirectional one, the gather-scatter form
+/// of a collective that does not qualify its unidirectional loop.
 DecomposeOptions resolveLoop(Operation *collective, DecomposeOptions options);
 
 /// The dim a split loop halves: of the gathered operand (all_gather) or of
@@ -279,6 +306,24 @@ LogicalResult decomposeAllGatherEinsum(RewriterBase &rewriter,
 LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
                                            ReduceScatterOp scatter,
                                            const DecomposeOptions &options);
+
+/// Why `scatter`, its einsum and the all_gather of the einsum's operand
+/// cannot be decomposed together (the gathered letter free and scattered,
+/// on disjoint axes, the gather's group a multiple of the scatter's);
+/// empty when they can.
+std::string whyNotDecomposableTogether(ReduceScatterOp scatter);
+
+/// The all_gather decomposeGatherEinsumScatter would rewrite with
+/// `scatter`; null when the pair does not qualify.
+AllGatherOp getGatherDecomposedWith(ReduceScatterOp scatter);
+
+/// Rewrites `scatter`, its einsum and the all_gather feeding the einsum
+/// into rounds in which the gathered shards go round the gather's axes and
+/// the partial sums round the scatter's, both at once (the gather-scatter
+/// form). Fails, changing nothing, when whyNotDecomposableTogether(scatter)
+/// is not empty.
+LogicalResult decomposeGatherEinsumScatter(RewriterBase &rewriter,
+                                           ReduceScatterOp scatter);
 
 /// Splits every `ovl.collective_permute` under `root` into a start at its
 /// place and a done before the first use of its result, double-buffering
