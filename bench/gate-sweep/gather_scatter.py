@@ -163,9 +163,13 @@ def main():
             gains.append(s["without"] / s["auto"])
     print("gather-scatter sweep: %d cases (seed %s), %d tool errors"
           % (len(records), args.seed, len(errors)))
-    print("chosen by the gate: %d; forced faster than without: %d"
-          % (sum(r["chosen"] for r in done),
-             sum(r["sim"]["forced"] < r["sim"]["without"] for r in done)))
+    def count(recs):
+        return "%d (%d of the sweep's pairs, %d layer pairs)" % (
+            len(recs), sum(r["id"] < 10000 for r in recs),
+            sum(r["id"] >= 10000 for r in recs))
+    print("chosen by the gate: %s" % count([r for r in done if r["chosen"]]))
+    print("forced faster than without: %s" % count(
+        [r for r in done if r["sim"]["forced"] < r["sim"]["without"]]))
     if gains:
         gains.sort()
         print("where chosen, without / auto: min %.3f, median %.3f, max %.3f"

@@ -11,7 +11,9 @@ beside a third axis). Each is rewritten with
 asynchronous, and also run through the whole `ovl-overlap-pipeline` with the
 same options; the pair must be gone (no all_gather or reduce_scatter left),
 the middle rounds a loop where there are two or more, and every output of every device must equal the original's on the same
-random inputs (`overlap-run --reference`). Exits non-zero listing every
+random inputs (`overlap-run --reference`). The form is built both ways:
+one way round the gather's ring (bidirectional=false) and split, each half
+of every shard going its own way (bidirectional=split). Exits non-zero listing every
 failure.
 
 Usage: gather_scatter.py --overlap-opt BIN --overlap-run BIN --work DIR
@@ -85,8 +87,10 @@ def check(args, name, text, loop):
         f.write(text)
     options = "gather-scatter=true gate=always"
     for form, passes in [
-            ("decomposed", ["--ovl-decompose-collective-einsum=" + options,
-                            "--ovl-async-collectives"]),
+            ("one-way", ["--ovl-decompose-collective-einsum=" + options +
+                         " bidirectional=false", "--ovl-async-collectives"]),
+            ("split", ["--ovl-decompose-collective-einsum=" + options +
+                       " bidirectional=split", "--ovl-async-collectives"]),
             ("pipeline", ["--ovl-overlap-pipeline=" + options])]:
         out = os.path.join(args.work, "%s.%s.mlir" % (name, form))
         code, log = run([args.overlap_opt, original] + passes + ["-o", out])

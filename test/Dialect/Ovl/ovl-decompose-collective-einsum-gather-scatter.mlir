@@ -1,4 +1,5 @@
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always gather-scatter=true async-collectives=false remarks=true}))" 2>&1 | FileCheck %s
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always gather-scatter=true bidirectional=false async-collectives=false remarks=true}))" 2>&1 | FileCheck %s
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always gather-scatter=true bidirectional=split async-collectives=false remarks=true}))" 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-decompose-collective-einsum{gate=always gather-scatter=false async-collectives=false}))" | FileCheck %s --check-prefix=OFF
 
 // The gather-scatter form: an all_gather, its einsum and the einsum's
@@ -9,15 +10,17 @@
 // last 2 rounds send completed sums to their owners. That the results are
 // right is checked by execution (test/Decompose/gather-scatter.test); the
 // pairs those files write out are checked here. The pairs that do not
-// qualify say why.
+// qualify say why. Split (bidirectional=split), each half of every shard
+// goes its own way round the gather's ring, with its own rotation and
+// owners.
 
 shard.grid @grid(shape = 2x4)
 
 // CHECK: remark: decomposing all_gather along axis 1 (N=4) with the reduce_scatter of its einsum (gather-scatter form)
 // CHECK: remark: decomposing reduce_scatter along axis 0 (N=2) into a ring loop (einsum-reduce_scatter, gather-scatter, with the all_gather of its einsum) as gate=always says
-// CHECK: remark: decomposing reduce_scatter along axis 0 (N=2) {{.*}}; not in gather-scatter form: the scattered letter is not the gathered one
-// CHECK: remark: decomposing reduce_scatter along axis 1 (N=4) {{.*}}; not in gather-scatter form: the gather's group is not a multiple of the scatter's
-// CHECK: remark: decomposing reduce_scatter along axis 0 (N=2) {{.*}}; not in gather-scatter form: no operand of the einsum is an all_gather used by it and after the reduce_scatter only
+// CHECK: remark: not in gather-scatter form: the scattered letter is not the gathered one
+// CHECK: remark: not in gather-scatter form: the gather's group is not a multiple of the scatter's
+// CHECK: remark: not in gather-scatter form: no operand of the einsum is an all_gather used by it and after the reduce_scatter only
 
 // CHECK-LABEL: func.func @fig3
 // CHECK-SAME: (%[[X:.+]]: tensor<4x32xf32>, %[[W:.+]]: tensor<32x8xf32>)
@@ -39,6 +42,21 @@ shard.grid @grid(shape = 2x4)
 // CHECK-NOT: ovl.all_gather
 // CHECK-NOT: ovl.reduce_scatter
 // CHECK: return %[[OUT]]
+
+// SPLIT: remark: decomposing reduce_scatter along axis 0 (N=2) into a ring loop (einsum-reduce_scatter, gather-scatter, split, with the all_gather of its einsum) as gate=always says
+// SPLIT-LABEL: func.func @fig3
+// SPLIT-SAME: (%[[X:.+]]: tensor<4x32xf32>, %[[W:.+]]: tensor<32x8xf32>)
+// SPLIT: %[[H0:.+]] = tensor.extract_slice %[[W]][0, 0] [32, 4] [1, 1]
+// SPLIT: ovl.collective_permute %[[H0]] on @grid axes [0, 1] pairs [0 -> 0, 1 -> 1, 2 -> 2, 3 -> 3, 4 -> 6, 5 -> 7, 6 -> 4, 7 -> 5]
+// SPLIT: %[[H1:.+]] = tensor.extract_slice %[[W]][0, 4] [32, 4] [1, 1]
+// SPLIT: ovl.collective_permute %[[H1]] on @grid axes [0, 1]
+// SPLIT: ovl.collective_permute %{{.+}} on @grid axes [1] pairs [0 -> 3, 1 -> 0, 2 -> 1, 3 -> 2] : tensor<32x4xf32>
+// SPLIT: ovl.collective_permute %{{.+}} on @grid axes [1] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<32x4xf32>
+// SPLIT: ovl.einsum "bh,hf->bf" %[[X]], %{{.+}} : tensor<4x32xf32>, tensor<32x4xf32> -> tensor<4x4xf32>
+// SPLIT: ovl.einsum "bh,hf->bf" %[[X]], %{{.+}} : tensor<4x32xf32>, tensor<32x4xf32> -> tensor<4x4xf32>
+// SPLIT-NOT: ovl.all_gather
+// SPLIT-NOT: ovl.reduce_scatter
+// SPLIT: return
 
 // OFF-LABEL: func.func @fig3
 // OFF-NOT: axes [0, 1]

@@ -672,6 +672,10 @@ private:
   void remark(const Candidate &candidate) {
     Operation *op = candidate.op;
     std::string what = describeCollective(op, candidate.groupSize);
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op);
+        scatter && gatherScatter == GatherScatterChoice::Always)
+      if (std::string why = whyNotDecomposableTogether(scatter); !why.empty())
+        op->emitRemark("not in gather-scatter form: ") << why;
     if (takenAlong.contains(op)) {
       op->emitRemark("decomposing ")
           << what << " with the reduce_scatter of its einsum (gather-scatter "
@@ -756,10 +760,6 @@ private:
     if (candidate.amongLoops)
       diag << "; its loops beside the others: "
            << describeEstimate(*candidate.amongLoops);
-    if (auto scatter = dyn_cast<ReduceScatterOp>(op);
-        scatter && gatherScatter == GatherScatterChoice::Always)
-      if (std::string why = whyNotDecomposableTogether(scatter); !why.empty())
-        diag << "; not in gather-scatter form: " << why;
   }
 
   /// The gate's decisions with one loop variant only, which the

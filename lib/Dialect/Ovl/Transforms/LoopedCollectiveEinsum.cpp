@@ -44,43 +44,60 @@ DecomposeOptions mlir::ovl::resolveLoop(Operation *collective,
                                         DecomposeOptions options) {
   if (options.withGather) {
     auto scatter = dyn_cast<ReduceScatterOp>(collective);
-    if (scatter && whyNotDecomposableTogether(scatter).empty())
-      return DecomposeOptions{1, RingLoopDirection::Unidirectional, true};
-    return DecomposeOptions{options.unroll, RingLoopDirection::Unidirectional,
-                            false};
+    if (!scatter || !whyNotDecomposableTogether(scatter).empty())
+      return DecomposeOptions{options.unroll, RingLoopDirection::Unidirectional,
+                              false};
+    bool split = options.direction == RingLoopDirection::Split &&
+                 canSplitGatherScatter(scatter);
+    return DecomposeOptions{
+        1, split ? RingLoopDirection::Split : RingLoopDirection::Unidirectional,
+        true};
   }
   if (options.direction == RingLoopDirection::Split && !getSplitDim(collective))
     options.direction = RingLoopDirection::Bidirectional;
   return options;
 }
 
-/// Whether the gather-scatter form is one of `collective`'s variants.
-static bool offersGatherScatter(Operation *collective, UnrollChoice unroll,
-                                DirectionChoice direction,
-                                GatherScatterChoice choice) {
+/// The gather-scatter forms among `collective`'s variants: one way round
+/// the gather's ring where `direction` allows it, split (both ways) where
+/// it allows that and the shards can be halved.
+static SmallVector<DecomposeOptions, 2>
+getGatherScatterVariants(Operation *collective, UnrollChoice unroll,
+                         DirectionChoice direction,
+                         GatherScatterChoice choice) {
   auto scatter = dyn_cast<ReduceScatterOp>(collective);
   if (!scatter || choice == GatherScatterChoice::Never ||
       !whyNotDecomposableTogether(scatter).empty())
-    return false;
-  if (choice == GatherScatterChoice::Always)
-    return true;
-  SymbolTableCollection symbols;
-  std::optional<int64_t> rounds =
-      cast<CollectiveOpInterface>(
-          getGatherDecomposedWith(scatter).getOperation())
-          .getGroupSize(symbols);
-  return unroll == UnrollChoice::Auto && direction == DirectionChoice::Auto &&
-         rounds && *rounds <= kMaxGatherScatterRounds;
+    return {};
+  if (choice == GatherScatterChoice::Auto) {
+    SymbolTableCollection symbols;
+    std::optional<int64_t> rounds =
+        cast<CollectiveOpInterface>(
+            getGatherDecomposedWith(scatter).getOperation())
+            .getGroupSize(symbols);
+    if (unroll != UnrollChoice::Auto || direction != DirectionChoice::Auto ||
+        !rounds || *rounds > kMaxGatherScatterRounds)
+      return {};
+  }
+  bool bothWays = direction != DirectionChoice::Unidirectional &&
+                  canSplitGatherScatter(scatter);
+  bool oneWay = !bothWays || direction == DirectionChoice::Auto;
+  SmallVector<DecomposeOptions, 2> variants;
+  if (oneWay)
+    variants.push_back({1, RingLoopDirection::Unidirectional, true});
+  if (bothWays)
+    variants.push_back({1, RingLoopDirection::Split, true});
+  return variants;
 }
 
 SmallVector<DecomposeOptions, 6>
 mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
                            DirectionChoice direction,
                            GatherScatterChoice gatherScatter) {
-  bool offered =
-      offersGatherScatter(collective, unroll, direction, gatherScatter);
-  if (offered && gatherScatter == GatherScatterChoice::Always)
-    return {DecomposeOptions{1, RingLoopDirection::Unidirectional, true}};
+  SmallVector<DecomposeOptions, 2> together =
+      getGatherScatterVariants(collective, unroll, direction, gatherScatter);
+  if (!together.empty() && gatherScatter == GatherScatterChoice::Always)
+    return SmallVector<DecomposeOptions, 6>(together.begin(), together.end());
   static const std::pair<RingLoopDirection, DirectionChoice> directions[] = {
       {RingLoopDirection::Unidirectional, DirectionChoice::Unidirectional},
       {RingLoopDirection::Bidirectional, DirectionChoice::Bidirectional},
@@ -98,15 +115,15 @@ mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
         loops.push_back(loop);
     }
   }
-  if (offered)
-    loops.push_back(
-        DecomposeOptions{1, RingLoopDirection::Unidirectional, true});
+  llvm::append_range(loops, together);
   return loops;
 }
 
 std::string mlir::ovl::describeLoop(const DecomposeOptions &loop) {
   if (loop.withGather)
-    return "gather-scatter, with the all_gather of its einsum";
+    return loop.direction == RingLoopDirection::Split
+               ? "gather-scatter, split, with the all_gather of its einsum"
+               : "gather-scatter, with the all_gather of its einsum";
   std::string text = "unroll " + std::to_string(loop.unroll);
   switch (loop.direction) {
   case RingLoopDirection::Unidirectional:
@@ -127,7 +144,9 @@ LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,
     return decomposeAllGatherEinsum(rewriter, gather, loop);
   if (auto scatter = dyn_cast<ReduceScatterOp>(collective))
     return loop.withGather
-               ? decomposeGatherEinsumScatter(rewriter, scatter)
+               ? decomposeGatherEinsumScatter(rewriter, scatter,
+                                              loop.direction ==
+                                                  RingLoopDirection::Split)
                : decomposeEinsumReduceScatter(rewriter, scatter, loop);
   return failure();
 }

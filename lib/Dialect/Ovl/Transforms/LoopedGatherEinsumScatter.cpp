@@ -19,8 +19,13 @@
 // transfer but the last is hidden behind a later round, and the gathered
 // tensor is never whole on any device.
 //
-// The rounds are straight-line code: the last G rounds each send to a
-// different set of owners, and the first G start sums.
+// Rounds G to N-G are alike and become a loop; the first G rounds start
+// sums and the last G each send to a different set of owners, so they are
+// straight-line code. Split, each half of every shard (along the gathered
+// dim) runs the rounds its own way round A's ring: the second half's rows
+// are rotated the other way, it holds shard (y + x·G - k) mod N in round k,
+// and its owners and slots mirror the first's; both directions of A's links
+// carry data, as in a split all_gather loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +39,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <deque>
@@ -174,11 +180,22 @@ AllGatherOp mlir::ovl::getGatherDecomposedWith(ReduceScatterOp scatter) {
   return succeeded(layout) ? layout->gather : AllGatherOp();
 }
 
+bool mlir::ovl::canSplitGatherScatter(ReduceScatterOp scatter) {
+  std::string why;
+  FailureOr<GatherScatterLayout> layout = analyze(scatter, why);
+  return succeeded(layout) &&
+         cast<RankedTensorType>(layout->gather.getInput().getType())
+                     .getDimSize(layout->gather.getGatherDim()) %
+                 2 ==
+             0;
+}
+
 LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
-                                                      ReduceScatterOp scatter) {
+                                                      ReduceScatterOp scatter,
+                                                      bool split) {
   std::string why;
   FailureOr<GatherScatterLayout> analyzed = analyze(scatter, why);
-  if (failed(analyzed))
+  if (failed(analyzed) || (split && !canSplitGatherScatter(scatter)))
     return failure();
   const GatherScatterLayout &layout = *analyzed;
   int64_t n = layout.gatherGroup, m = layout.scatterGroup, g = n / m;
@@ -189,9 +206,13 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
   auto shardType = cast<RankedTensorType>(gather.getInput().getType());
   unsigned gatherDim = gather.getGatherDim();
   int64_t width = shardType.getDimSize(gatherDim);
+  // Split, each half of every shard (along the gathered dim) goes its own
+  // way round the gather's ring: part 0 towards higher shard indices, part
+  // 1 towards lower, so that both directions of its links carry data.
+  int64_t numParts = split ? 2 : 1, partWidth = width / numParts;
   SmallVector<int64_t> partialShape(
       cast<RankedTensorType>(einsum.getResult().getType()).getShape());
-  partialShape[layout.resultDim] = width;
+  partialShape[layout.resultDim] = partWidth;
   auto partialType =
       RankedTensorType::get(partialShape, resultType.getElementType());
   bool assemble = !gather.getResult().hasOneUse();
@@ -205,88 +226,121 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
   auto constant = [&](OpBuilder &builder, int64_t value) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, value);
   };
+  auto direction = [](int64_t part) -> int64_t { return part == 0 ? 1 : -1; };
   Value y = PartitionIdOp::create(rewriter, loc, rewriter.getIndexType(), grid,
                                   gather.getGridAxesAttr());
-  // Where round 0's shard sits in the gathered tensor: y - x·G, as y + (N -
-  // x·G mod N) so that the unsigned remainder sees no negative.
-  Value firstShard;
+  // Where a part's round-0 shard sits in the gathered tensor, y - d·x·G mod
+  // N for direction d, as a non-negative sum for the unsigned remainder.
+  SmallVector<Value> firstShard(numParts);
   if (assemble) {
     Value x = PartitionIdOp::create(rewriter, loc, rewriter.getIndexType(),
                                     grid, scatter.getGridAxesAttr());
-    Value back = arith::SubIOp::create(
-        rewriter, loc, constant(rewriter, n),
-        arith::MulIOp::create(rewriter, loc, x, constant(rewriter, g)));
-    firstShard = arith::AddIOp::create(rewriter, loc, y, back);
+    Value xg = arith::MulIOp::create(rewriter, loc, x, constant(rewriter, g));
+    for (int64_t part = 0; part < numParts; ++part)
+      firstShard[part] = arith::AddIOp::create(
+          rewriter, loc, y,
+          direction(part) > 0
+              ? arith::SubIOp::create(rewriter, loc, constant(rewriter, n), xg)
+                    .getResult()
+              : xg);
   }
 
-  // What the rounds thread through.
-  struct State {
-    Value shard, previous, assembled;
+  // What the rounds thread through, per part.
+  struct Chains {
+    Value shard, previous;
     std::deque<Value> arriving;
   };
-  State state;
-  // (x, y - x·G) sends to (x, y).
-  state.shard = permute2d(rewriter, loc, gather.getInput(), grid, bothAxes, m,
-                          n, [&](int64_t x, int64_t yy) {
-                            return std::pair{x, positiveMod(yy + x * g, n)};
-                          });
+  SmallVector<Chains> state(numParts);
+  Value assembled;
+  for (int64_t part = 0; part < numParts; ++part) {
+    Value half = gather.getInput();
+    if (split)
+      half = extractAlong(rewriter, loc, half, gatherDim,
+                          rewriter.getIndexAttr(part * partWidth), partWidth);
+    // (x, y) sends to (x, y + d·x·G): it starts with shard y - d·x·G.
+    state[part].shard = permute2d(
+        rewriter, loc, half, grid, bothAxes, m, n, [&](int64_t x, int64_t yy) {
+          return std::pair{x, positiveMod(yy + direction(part) * x * g, n)};
+        });
+  }
   if (assemble)
-    state.assembled = tensor::EmptyOp::create(
+    assembled = tensor::EmptyOp::create(
         rewriter, loc, cast<RankedTensorType>(gather.getType()).getShape(),
         shardType.getElementType());
   Value result = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
                                          resultType.getElementType());
-  // Round N-G+k completes a sum: to its owner, into its slot.
-  auto complete = [&](Value sum, int64_t k) {
+  // Round N-G+k completes a part's sum: to its owner, into its slot (see
+  // the file comment; direction -1 mirrors it).
+  auto complete = [&](int64_t part, Value sum, int64_t k) {
+    int64_t d = direction(part);
     Value sent = permute2d(
         rewriter, loc, sum, grid, bothAxes, m, n, [&](int64_t x, int64_t yy) {
-          return std::pair{positiveMod((yy + k) / g - x - 1, m), yy};
+          int64_t block = llvm::divideFloorSigned(yy + d * k, g);
+          return std::pair{positiveMod(block - d * (x + 1), m), yy};
         });
+    // Slot (y + d·k) mod G, with y + G·N + d·k non-negative.
     Value slot = arith::RemUIOp::create(
         rewriter, loc,
-        arith::AddIOp::create(rewriter, loc, y, constant(rewriter, k)),
+        arith::AddIOp::create(rewriter, loc, y,
+                              constant(rewriter, g * n + d * k)),
         constant(rewriter, g));
-    Value offset =
-        arith::MulIOp::create(rewriter, loc, slot, constant(rewriter, width));
+    Value offset = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, slot, constant(rewriter, width)),
+        constant(rewriter, part * partWidth));
     result = insertAlong(rewriter, loc, sent, result, layout.resultDim, offset);
   };
   // Round `k`, or with `round` set a round of the loop (G <= k <= N-G),
   // whose index that is.
   auto emitRound = [&](OpBuilder &builder, int64_t k, Value round,
-                       State &current) {
-    // Transfers before the round's einsum, so that it hides them.
-    Value next = k + 1 < n ? ringPermute(builder, loc, current.shard, grid,
-                                         gather.getGridAxesAttr(), n, 1)
-                           : Value();
-    if (k > 0) {
+                       MutableArrayRef<Chains> current, Value &gathered) {
+    // Transfers before the round's einsums, so that they hide them.
+    SmallVector<Value> next(numParts);
+    for (int64_t part = 0; part < numParts; ++part) {
+      Chains &chains = current[part];
+      if (k + 1 < n)
+        next[part] = ringPermute(builder, loc, chains.shard, grid,
+                                 gather.getGridAxesAttr(), n, direction(part));
+      if (k == 0)
+        continue;
       if (k - 1 < n - g)
-        current.arriving.push_back(ringPermute(builder, loc, current.previous,
-                                               grid, scatter.getGridAxesAttr(),
-                                               m, -1));
+        chains.arriving.push_back(ringPermute(builder, loc, chains.previous,
+                                              grid, scatter.getGridAxesAttr(),
+                                              m, -1));
       else
-        complete(current.previous, k - 1 - (n - g));
+        complete(part, chains.previous, k - 1 - (n - g));
     }
-    if (assemble) {
-      Value index = arith::RemUIOp::create(
-          builder, loc,
-          arith::AddIOp::create(builder, loc, firstShard,
-                                round ? round : constant(builder, k)),
-          constant(builder, n));
-      current.assembled = insertAlong(
-          builder, loc, current.shard, current.assembled, gatherDim,
-          arith::MulIOp::create(builder, loc, index, constant(builder, width))
-              .getResult());
+    for (int64_t part = 0; part < numParts; ++part) {
+      Chains &chains = current[part];
+      if (assemble) {
+        // Shard (first + d·k) mod N, as first + N - k for d = -1.
+        Value index = round ? round : constant(builder, k);
+        if (direction(part) < 0)
+          index =
+              arith::SubIOp::create(builder, loc, constant(builder, n), index);
+        index = arith::RemUIOp::create(
+            builder, loc,
+            arith::AddIOp::create(builder, loc, firstShard[part], index),
+            constant(builder, n));
+        Value offset = arith::AddIOp::create(
+            builder, loc,
+            arith::MulIOp::create(builder, loc, index,
+                                  constant(builder, width)),
+            constant(builder, part * partWidth));
+        gathered = insertAlong(builder, loc, chains.shard, gathered, gatherDim,
+                               offset);
+      }
+      SmallVector<Value> inputs(einsum.getInputs());
+      inputs[layout.gatheredInput] = chains.shard;
+      Value partial = EinsumOp::create(builder, loc, einsum.getEquation(),
+                                       inputs, partialType, Value());
+      if (k >= g) {
+        partial = addTensors(builder, loc, chains.arriving.front(), partial);
+        chains.arriving.pop_front();
+      }
+      chains.previous = partial;
+      chains.shard = next[part];
     }
-    SmallVector<Value> inputs(einsum.getInputs());
-    inputs[layout.gatheredInput] = current.shard;
-    Value partial = EinsumOp::create(builder, loc, einsum.getEquation(), inputs,
-                                     partialType, Value());
-    if (k >= g) {
-      partial = addTensors(builder, loc, current.arriving.front(), partial);
-      current.arriving.pop_front();
-    }
-    current.previous = partial;
-    current.shard = next;
   };
   // Rounds G..N-G each send one sum on and add one (and but the last round
   // pass the shard on): alike, a loop when there are two or more. The
@@ -295,44 +349,53 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
   int64_t loopBegin = g, loopEnd = std::min(n - g + 1, n - 1);
   bool loop = loopEnd - loopBegin >= 2;
   for (int64_t k = 0; k < (loop ? loopBegin : n); ++k)
-    emitRound(rewriter, k, Value(), state);
+    emitRound(rewriter, k, Value(), state, assembled);
   if (loop) {
-    SmallVector<Value> carried{state.shard, state.previous};
-    llvm::append_range(carried, state.arriving);
-    if (assemble)
-      carried.push_back(state.assembled);
+    // Per part: the shard, the last sum, the G - 1 sums on their way.
+    int64_t perPart = 2 + (g - 1);
+    auto pack = [&](ArrayRef<Chains> chains, Value gathered) {
+      SmallVector<Value> values;
+      for (const Chains &own : chains) {
+        values.push_back(own.shard);
+        values.push_back(own.previous);
+        llvm::append_range(values, own.arriving);
+      }
+      if (assemble)
+        values.push_back(gathered);
+      return values;
+    };
+    auto unpack = [&](ValueRange values, MutableArrayRef<Chains> chains,
+                      Value &gathered) {
+      for (int64_t part = 0; part < numParts; ++part) {
+        ValueRange own = values.slice(part * perPart, perPart);
+        chains[part].shard = own[0];
+        chains[part].previous = own[1];
+        chains[part].arriving.assign(own.begin() + 2, own.end());
+      }
+      if (assemble)
+        gathered = values.back();
+    };
     auto forOp = scf::ForOp::create(
         rewriter, loc, constant(rewriter, loopBegin),
-        constant(rewriter, loopEnd), constant(rewriter, 1), carried,
+        constant(rewriter, loopEnd), constant(rewriter, 1),
+        pack(state, assembled),
         [&](OpBuilder &body, Location, Value round, ValueRange values) {
-          State current;
-          current.shard = values[0];
-          current.previous = values[1];
-          current.arriving.assign(values.begin() + 2,
-                                  values.begin() + 2 + (g - 1));
-          if (assemble)
-            current.assembled = values.back();
-          emitRound(body, loopBegin, round, current);
-          SmallVector<Value> yielded{current.shard, current.previous};
-          llvm::append_range(yielded, current.arriving);
-          if (assemble)
-            yielded.push_back(current.assembled);
-          scf::YieldOp::create(body, loc, yielded);
+          SmallVector<Chains> current(numParts);
+          Value gathered;
+          unpack(values, current, gathered);
+          emitRound(body, loopBegin, round, current, gathered);
+          scf::YieldOp::create(body, loc, pack(current, gathered));
         });
-    ValueRange values = forOp.getResults();
-    state.shard = values[0];
-    state.previous = values[1];
-    state.arriving.assign(values.begin() + 2, values.begin() + 2 + (g - 1));
-    if (assemble)
-      state.assembled = values.back();
+    unpack(forOp.getResults(), state, assembled);
     for (int64_t k = loopEnd; k < n; ++k)
-      emitRound(rewriter, k, Value(), state);
+      emitRound(rewriter, k, Value(), state, assembled);
   }
-  complete(state.previous, g - 1);
+  for (int64_t part = 0; part < numParts; ++part)
+    complete(part, state[part].previous, g - 1);
   rewriter.replaceOp(scatter, result);
   rewriter.eraseOp(einsum);
   if (assemble)
-    rewriter.replaceOp(gather, state.assembled);
+    rewriter.replaceOp(gather, assembled);
   else
     rewriter.eraseOp(gather);
   return success();

@@ -65,7 +65,9 @@ def OvlDecomposeCollectiveEinsumPass
     the scatter's, each device adding its part one hop per N/M rounds (the
     rows of the gather's axes start rotated by N/M per position along the
     scatter's). The gathered tensor is never whole unless later users read
-    it, for whom the rounds assemble it. `gather-scatter=auto` (the
+    it, for whom the rounds assemble it. Split (with `bidirectional`
+    split or auto), each half of every shard goes its own way round the
+    gather's ring. `gather-scatter=auto` (the
     default) makes it one more variant of the reduce_scatter the gate
     prices, when `unroll` and `bidirectional` are auto and N is at most 16;
     `gather-scatter=true` builds it for every pair that qualifies, and

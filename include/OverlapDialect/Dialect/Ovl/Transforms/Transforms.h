@@ -317,13 +317,20 @@ std::string whyNotDecomposableTogether(ReduceScatterOp scatter);
 /// `scatter`; null when the pair does not qualify.
 AllGatherOp getGatherDecomposedWith(ReduceScatterOp scatter);
 
+/// Whether the gather-scatter form of `scatter` can be split: it
+/// qualifies and the gathered shards have an even size to halve.
+bool canSplitGatherScatter(ReduceScatterOp scatter);
+
 /// Rewrites `scatter`, its einsum and the all_gather feeding the einsum
 /// into rounds in which the gathered shards go round the gather's axes and
 /// the partial sums round the scatter's, both at once (the gather-scatter
-/// form). Fails, changing nothing, when whyNotDecomposableTogether(scatter)
-/// is not empty.
+/// form); `split`, each half of every shard goes its own way round the
+/// gather's ring. Fails, changing nothing, when
+/// whyNotDecomposableTogether(scatter) is not empty or a split is asked of
+/// a pair that cannot be split.
 LogicalResult decomposeGatherEinsumScatter(RewriterBase &rewriter,
-                                           ReduceScatterOp scatter);
+                                           ReduceScatterOp scatter,
+                                           bool split = false);
 
 /// Splits every `ovl.collective_permute` under `root` into a start at its
 /// place and a done before the first use of its result, double-buffering
