@@ -4,7 +4,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace llvm;
@@ -189,8 +191,10 @@ static std::string checkPipeline(ArrayRef<PassOptionTableEntry> table,
   for (size_t open = pipeline.find('{'); open != StringRef::npos;
        open = pipeline.find('{', open + 1)) {
     StringRef before = pipeline.take_front(open).rtrim();
-    StringRef name = before.drop_front(
-        std::min(before.find_last_of(" \t\n,()") + 1, before.size()));
+    size_t separator = before.find_last_of(" \t\n,()");
+    StringRef name = separator == StringRef::npos
+                         ? before
+                         : before.drop_front(separator + 1);
     size_t length = tokenLength(pipeline.drop_front(open + 1), "");
     StringRef options = pipeline.substr(open + 1, length);
     if (const PassOptionTableEntry *pass = findPass(table, name)) {
