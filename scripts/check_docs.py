@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Runs the shell blocks of the docs as written and compares shown outputs.
+"""Runs the shell and Python blocks of the docs as written and compares
+shown outputs.
 
 Usage: scripts/check_docs.py --build DIR [--root DIR] [--timeout S] [FILE...]
 
@@ -10,20 +11,22 @@ the root). Their commands are written to run from the repository root after
 Python as `PYTHONPATH=python /usr/bin/python3`.
 
 Every ```sh, ```bash or ```shell block runs with bash
-(`set -euo pipefail`, so any failing command fails the block), in a scratch
+(`set -euo pipefail`, so any failing command fails the block), every
+```python block with `PYTHONPATH=python /usr/bin/python3` (an exception
+fails the block; Debian's Python, which has numpy), each in a scratch
 directory that holds a symlink to every top-level entry of the root and
 `build` linking to --build, so that the files the commands write land in
 the scratch directory and the tree stays clean. The blocks of one document
 run in order in one scratch directory (a later block may use the files of
 an earlier one); each document gets its own.
 
-A block without a language tag right after a shell block (only blank lines
-between) is that block's output: the combined stdout and stderr must match
+A block without a language tag right after a block that runs (only blank
+lines between) is that block's output: the combined stdout and stderr must match
 it line by line, trailing spaces ignored, where `...` inside a line matches
 any text and a line that is only `...` matches any number of lines.
 
 An HTML comment on the lines just before a block steers the check:
-  <!-- docs-check: skip (why) -->  do not run this shell block, or do not
+  <!-- docs-check: skip (why) -->  do not run this block, or do not
                                     compare this output block
 The reason is required. A ```console block (prompts and output mixed) is
 refused: the command goes in a shell block, its output in the block after.
@@ -46,6 +49,8 @@ import tempfile
 import time
 
 SHELL_LANGS = {"sh", "bash", "shell"}
+PYTHON_LANGS = {"python"}
+RUN_LANGS = SHELL_LANGS | PYTHON_LANGS
 FENCE = re.compile(r"^(\s*)```\s*([\w+-]*)\s*$")
 MARKER = re.compile(r"^\s*<!--\s*docs-check:(.*?)-->\s*$")
 DIRECTIVE = re.compile(r"^\s*([\w-]+)\s*(?:\((.*)\))?\s*$")
@@ -112,7 +117,7 @@ def parse(path, rel, errors):
                           "in an untagged block right after it")
         pending = None
         between = lines[previous_end:start] if previous_end is not None else []
-        if (block.lang == "" and blocks and blocks[-1].lang in SHELL_LANGS
+        if (block.lang == "" and blocks and blocks[-1].lang in RUN_LANGS
                 and all(not l.strip() or MARKER.match(l) for l in between)):
             blocks[-1].output = block
         else:
@@ -196,15 +201,26 @@ def scratch_dir(root, build):
     return scratch
 
 
+def command(block):
+    """The command line that runs a block's text."""
+    if block.lang in PYTHON_LANGS:
+        return ["/usr/bin/python3", "-c", block.text]
+    return ["bash", "-c", "set -euo pipefail\n" + block.text]
+
+
 def run(block, cwd, timeout):
-    """(ok, output, seconds) of one shell block."""
+    """(ok, output, seconds) of one shell or Python block."""
     env = dict(os.environ)
     # Keep Python from writing __pycache__ into the (linked) source tree and
     # plots from looking for a display.
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["MPLBACKEND"] = "Agg"
+    if block.lang in PYTHON_LANGS:
+        env["PYTHONPATH"] = "python"
+        # Prints and tracebacks in the order a terminal shows them.
+        env["PYTHONUNBUFFERED"] = "1"
     start = time.monotonic()
-    proc = subprocess.Popen(["bash", "-c", "set -euo pipefail\n" + block.text],
+    proc = subprocess.Popen(command(block),
                             cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
@@ -238,7 +254,8 @@ def indent(text, limit=60):
 
 def main():
     parser = argparse.ArgumentParser(
-        description="Run the docs' shell blocks and compare shown outputs.")
+        description="Run the docs' shell and Python blocks and compare shown "
+        "outputs.")
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
     parser.add_argument("--build", required=True,
@@ -267,23 +284,24 @@ def main():
             parser.error(f"no such document: {rel}")
         blocks, lines = parse(os.path.join(root, rel), rel, errors)
         check_links(root, rel, lines, errors)
-        shell = [b for b in blocks if b.lang in SHELL_LANGS]
+        runnable = [b for b in blocks if b.lang in RUN_LANGS]
         for b in blocks:
-            if b.lang not in SHELL_LANGS and b.skip:
+            if b.lang not in RUN_LANGS and b.skip:
                 errors.append(f"{rel}:{b.line}: docs-check: skip on a block "
-                              "that is neither a shell block nor its output")
-        documents.append((rel, shell))
+                              "that is neither a shell or Python block nor "
+                              "its output")
+        documents.append((rel, runnable))
 
-    total = sum(len(s) for _, s in documents)
+    total = sum(len(r) for _, r in documents)
     ran = skipped = compared = 0
     started = time.monotonic()
     index = 0
-    for rel, shell in documents:
-        if not shell:
+    for rel, runnable in documents:
+        if not runnable:
             continue
         scratch = scratch_dir(root, build)
         try:
-            for block in shell:
+            for block in runnable:
                 index += 1
                 where = f"{block.path}:{block.line}"
                 if block.skip:

@@ -102,6 +102,41 @@ mlir::ovl::detail::linksOfDevices(const Topology &topology,
   return links;
 }
 
+/// The logical device at each physical one, -1 where none is placed.
+static std::vector<int64_t>
+logicalOfPhysical(const Topology &topology,
+                  const DeviceAssignment &assignment) {
+  std::vector<int64_t> logicalAt(topology.getNumDevices(), -1);
+  for (int64_t d = 0, e = assignment.getNumLogicalDevices(); d < e; ++d)
+    logicalAt[assignment.physical(d)] = d;
+  return logicalAt;
+}
+
+/// The logical device that `logical` becomes under the torus translation
+/// taking link `from` to link `to` (of one link class, so that the
+/// translation is one of the symmetry's, which keeps devices placed).
+static int64_t translate(const Topology &topology,
+                         const DeviceAssignment &assignment,
+                         llvm::ArrayRef<int64_t> logicalAt, int64_t from,
+                         int64_t to, int64_t logical) {
+  if (from == to)
+    return logical;
+  // Torus link ids are (device * rank + dim) * 2 + direction.
+  llvm::ArrayRef<int64_t> extents = topology.getExtents();
+  int64_t perDevice = static_cast<int64_t>(extents.size()) * 2;
+  llvm::SmallVector<int64_t, 3> fromAt = topology.coordinates(from / perDevice);
+  llvm::SmallVector<int64_t, 3> toAt = topology.coordinates(to / perDevice);
+  llvm::SmallVector<int64_t, 3> at =
+      topology.coordinates(assignment.physical(logical));
+  for (size_t dim = 0; dim < extents.size(); ++dim)
+    at[dim] =
+        ((at[dim] + toAt[dim] - fromAt[dim]) % extents[dim] + extents[dim]) %
+        extents[dim];
+  int64_t image = logicalAt[topology.deviceAt(at)];
+  assert(image >= 0 && "a symmetry's translation left the placed devices");
+  return image;
+}
+
 /// Gives each comm span of one device the first in-flight thread free at
 /// its start; returns the number of threads.
 static uint32_t assignLanes(const std::vector<TraceRecord::CommSpan> &comm,
@@ -148,10 +183,15 @@ std::string mlir::ovl::detail::writeChromeTrace(
   std::vector<uint32_t> laneOf(record.comm.size()), lanesOf(numPlayed);
   for (size_t p = 0; p < numPlayed; ++p)
     lanesOf[p] = assignLanes(record.comm, commOf[p], laneOf);
+  // Per link class, its entries of record.links; transferOf[j]: the
+  // transfer of entry j.
   std::vector<std::vector<uint32_t>> transfersOf(symmetry.getNumLinkClasses());
+  std::vector<uint32_t> transferOf(record.links.size());
   for (auto [i, span] : llvm::enumerate(record.transfers))
-    for (uint32_t j = span.linksBegin; j < span.linksEnd; ++j)
-      transfersOf[record.links[j]].push_back(i);
+    for (uint32_t j = span.linksBegin; j < span.linksEnd; ++j) {
+      transfersOf[record.links[j]].push_back(j);
+      transferOf[j] = i;
+    }
   std::vector<int64_t> links;
   for (int64_t link : linksOfDevices(topology, assignment, devices))
     if (!transfersOf[symmetry.linkClassOf(link)].empty())
@@ -170,8 +210,8 @@ std::string mlir::ovl::detail::writeChromeTrace(
       starts.push_back(record.comm[i].start);
   }
   for (int64_t link : links)
-    for (uint32_t i : transfersOf[symmetry.linkClassOf(link)])
-      starts.push_back(record.transfers[i].start);
+    for (uint32_t j : transfersOf[symmetry.linkClassOf(link)])
+      starts.push_back(record.transfers[transferOf[j]].start);
   int64_t total = static_cast<int64_t>(starts.size());
   double cut = std::numeric_limits<double>::infinity();
   if (maxSpans > 0 && total > maxSpans) {
@@ -248,29 +288,30 @@ std::string mlir::ovl::detail::writeChromeTrace(
             });
         }
       }
-      // Played devices are the logical ones only without a symmetry; with
-      // one, a link stands for its class and its transfers' devices are
-      // those of the class's played frame, so they are not named.
-      bool named = symmetry.isTrivial();
+      std::vector<int64_t> logicalAt = logicalOfPhysical(topology, assignment);
       for (int64_t link : links)
-        for (uint32_t i : transfersOf[symmetry.linkClassOf(link)]) {
-          const TraceRecord::TransferSpan &span = record.transfers[i];
+        for (uint32_t j : transfersOf[symmetry.linkClassOf(link)]) {
+          const TraceRecord::TransferSpan &span =
+              record.transfers[transferOf[j]];
           if (!(span.start < cut))
             continue;
+          // With a symmetry the played transfer crossed another link of
+          // this class: this link carries its translate.
+          auto onLink = [&](int64_t logical) {
+            return translate(topology, assignment, logicalAt,
+                             record.playedLinks[j], link, logical);
+          };
+          int64_t src = onLink(span.src), dst = onLink(span.dst);
           json.object([&] {
-            std::string name = "transfer";
-            if (named)
-              name += " " + std::to_string(span.src) + " -> " +
-                      std::to_string(span.dst);
-            writeSpan(json, name, "link", linksPid, link, span.start,
-                      span.duration);
+            writeSpan(json,
+                      "transfer " + std::to_string(src) + " -> " +
+                          std::to_string(dst),
+                      "link", linksPid, link, span.start, span.duration);
             json.attributeObject("args", [&] {
               json.attribute("bytes", span.bytes);
               json.attribute("op", labelOf(span.label));
-              if (named) {
-                json.attribute("src", span.src);
-                json.attribute("dst", span.dst);
-              }
+              json.attribute("src", src);
+              json.attribute("dst", dst);
             });
           });
         }

@@ -50,6 +50,7 @@ struct TraceRecord {
   /// The fluid phase of one transfer, shown on every traced link of its
   /// route (links[linksBegin, linksEnd), link classes).
   struct TransferSpan {
+    /// Logical devices: the played sender and the receiver.
     int64_t src;
     int64_t dst;
     uint32_t label;
@@ -65,6 +66,10 @@ struct TraceRecord {
   std::vector<CommSpan> comm;
   std::vector<TransferSpan> transfers;
   std::vector<int64_t> links;
+  /// Per entry of `links`, the physical link of the played route in that
+  /// class: a link of the class carries the transfer translated by what
+  /// takes this link to it.
+  std::vector<int64_t> playedLinks;
   /// Per played device and per link class: whether its spans are kept
   /// (it stands for a traced device or link).
   std::vector<bool> playedTraced;

@@ -311,6 +311,8 @@ struct Transfer {
   /// Played devices: the sender and the receiver's representative.
   int64_t src = 0;
   int64_t dst = 0;
+  /// The receiver, a logical device (for the trace).
+  int64_t target = 0;
   /// Keys completed at the sender (async sends only) and the receiver.
   uint64_t sendKey = 0;
   uint64_t recvKey = 0;
@@ -334,6 +336,9 @@ struct Transfer {
   bool dirty = false;
   /// The route, a link class (DeviceSymmetry::linkClassOf) per link.
   llvm::SmallVector<int64_t, 6> links;
+  /// With a trace, the route's physical links, of which `links` holds the
+  /// classes: the trace names the devices a link class's spans stand for.
+  std::vector<int64_t> physicalLinks;
 };
 
 /// Resume ends a compute step, Launch ends a collective run's launch
@@ -516,6 +521,8 @@ private:
   llvm::DenseMap<uint64_t, std::pair<uint32_t, uint32_t>> routeCache;
   std::vector<std::pair<uint32_t, uint32_t>> routeSpans;
   std::vector<int64_t> routeLinks;
+  /// With a trace, the physical link of each of routeLinks.
+  std::vector<int64_t> routePhysicalLinks;
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routeScratch;
   /// The fluid transfers on each link class, a transfer once per link of
   /// its route in the class.
@@ -1194,6 +1201,7 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     Transfer &t = transfers[id];
     t.src = src;
     t.dst = dst;
+    t.target = target;
     t.sendKey = sendKey(slot, src);
     t.recvKey = recvKey(slot, dst);
     t.bytes = t.remaining = part;
@@ -1212,6 +1220,9 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     auto [linksBegin, linksEnd] = routeSpans[span];
     t.links.assign(routeLinks.begin() + linksBegin,
                    routeLinks.begin() + linksEnd);
+    if (trace)
+      t.physicalLinks.assign(routePhysicalLinks.begin() + linksBegin,
+                             routePhysicalLinks.begin() + linksEnd);
     int64_t hops = topology.getKind() == InterconnectKind::Switch
                        ? 1
                        : static_cast<int64_t>(t.links.size());
@@ -1234,13 +1245,17 @@ Simulation::routesBetween(int64_t src, int64_t dst, bool tiesNegative) {
     routeCache.clear();
     routeSpans.clear();
     routeLinks.clear();
+    routePhysicalLinks.clear();
   }
   topology.routes(src, dst, routeScratch, tiesNegative);
   uint32_t begin = routeSpans.size();
   for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
     uint32_t linksBegin = routeLinks.size();
-    for (int64_t link : route)
+    for (int64_t link : route) {
       routeLinks.push_back(symmetry->linkClassOf(link));
+      if (trace)
+        routePhysicalLinks.push_back(link);
+    }
     routeSpans.push_back(
         {linksBegin, static_cast<uint32_t>(routeLinks.size())});
   }
@@ -1331,12 +1346,14 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   Transfer &t = transfers[id];
   if (trace && t.fluidStart >= 0) {
     uint32_t begin = trace->links.size();
-    for (int64_t link : t.links)
-      if (trace->linkClassTraced[link])
+    for (auto [link, physical] : llvm::zip_equal(t.links, t.physicalLinks))
+      if (trace->linkClassTraced[link]) {
         trace->links.push_back(link);
+        trace->playedLinks.push_back(physical);
+      }
     if (trace->links.size() > begin)
-      trace->transfers.push_back({t.src, t.dst, t.label, t.bytes, t.fluidStart,
-                                  now - t.fluidStart, begin,
+      trace->transfers.push_back({logicalOf(t.src), t.target, t.label, t.bytes,
+                                  t.fluidStart, now - t.fluidStart, begin,
                                   static_cast<uint32_t>(trace->links.size())});
   }
   int64_t src = t.src, dst = t.dst;

@@ -55,7 +55,7 @@
 // REMARK: remark: decomposing all_gather along axis 0 (N=4)
 // REMARK: remark: not decomposing all_gather along axis 0 (N=4): {{.*}}; kept asynchronous
 
-// BADOPT: for the --algorithm option: Cannot find option named 'sideways'
+// BADOPT: overlap-opt: error: pass 'ovl-overlap-pipeline': option 'algorithm' has no value 'sideways' (valid: bottom-up, top-down)
 // BADHW: unknown hardware 'no-such-chip'
 
 shard.grid @ring(shape = 4)

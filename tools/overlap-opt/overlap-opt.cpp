@@ -13,6 +13,7 @@
 
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Support/CommandLine.h"
+#include "OverlapDialect/Support/PassOptionCheck.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -43,6 +44,13 @@ int main(int argc, char **argv) {
       std::string("overlap optimizer driver\n\n") + overlap::kExitStatusHelp;
   std::string helpHeader = mlir::registerCLIOptions(overview, registry);
   overlap::parseToolCommandLine(argc, argv, helpHeader);
+  // MLIR would say a bad option of a pass with LLVM's flag message or none.
+  std::string optionError = overlap::checkPassOptionArguments(
+      overlap::getPassOptionTable(), argc, argv);
+  if (!optionError.empty()) {
+    llvm::errs() << "overlap-opt: error: " << optionError << "\n";
+    return overlap::ExitUsage;
+  }
 
   std::string error;
   if (inputFile != "-" && !mlir::openInputFile(inputFile, &error)) {

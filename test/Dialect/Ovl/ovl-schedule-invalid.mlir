@@ -13,7 +13,7 @@
 
 //--- hardware.mlir
 
-// ALGORITHM: for the --algorithm option: Cannot find option named 'sideways'!
+// ALGORITHM: overlap-opt: error: pass 'ovl-schedule': option 'algorithm' has no value 'sideways' (valid: bottom-up, top-down)
 
 shard.grid @ring(shape = 2)
 

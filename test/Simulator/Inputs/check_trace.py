@@ -2,11 +2,13 @@
 row-major placement).
 
   check_trace.py TRACE --devices LIST --topology AxBxC
-      the processes are exactly those devices and "links", and every link
-      track is a link that leaves or enters one of them
+      the processes are exactly those devices and "links", every link
+      track is a link that leaves or enters one of them, and every link
+      span names its sender and receiver (args src and dst, the name
+      "transfer SRC -> DST")
   ... --same-as ALL.json   every traced device's spans and every link's
       spans equal, exactly, those of ALL (a trace of every device, played
-      device by device), and the traced links are all of ALL's links that
+      device by device), senders and receivers too, and the traced links are all of ALL's links that
       leave or enter the traced devices
   ... --max-spans N   at most N spans, the earliest: all of them before the
       cut that otherData reports, and its note says how many were left out
@@ -46,11 +48,12 @@ def load(path):
         else:
             key = (e["pid"], e["tid"])
             args = e.get("args", {})
-            # Link spans are named by their devices only in a trace of
-            # every device: compare what both traces say.
+            if e["cat"] == "link" and e["name"] != "transfer %s -> %s" % (
+                    args.get("src"), args.get("dst")):
+                fail("link span %s does not name its sender and receiver"
+                     % e)
             spans.setdefault(key, []).append(
-                (e["ts"], e["dur"], e["cat"],
-                 e["name"] if e["cat"] != "link" else args["op"],
+                (e["ts"], e["dur"], e["cat"], e["name"], args.get("op"),
                  args.get("bytes")))
     return trace, procs, threads, spans
 
