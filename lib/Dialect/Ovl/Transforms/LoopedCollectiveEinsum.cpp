@@ -70,13 +70,15 @@ getGatherScatterVariants(Operation *collective, UnrollChoice unroll,
       !whyNotDecomposableTogether(scatter).empty())
     return {};
   if (choice == GatherScatterChoice::Auto) {
+    // Both group sizes are static where the pair qualifies.
     SymbolTableCollection symbols;
-    std::optional<int64_t> rounds =
-        cast<CollectiveOpInterface>(
-            getGatherDecomposedWith(scatter).getOperation())
-            .getGroupSize(symbols);
+    auto groupSize = [&](Operation *op) {
+      return *cast<CollectiveOpInterface>(op).getGroupSize(symbols);
+    };
+    int64_t edge =
+        groupSize(getGatherDecomposedWith(scatter)) / groupSize(scatter);
     if (unroll != UnrollChoice::Auto || direction != DirectionChoice::Auto ||
-        !rounds || *rounds > kMaxGatherScatterRounds)
+        edge > kMaxGatherScatterEdge)
       return {};
   }
   bool bothWays = direction != DirectionChoice::Unidirectional &&

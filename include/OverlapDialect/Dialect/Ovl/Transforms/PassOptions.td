@@ -44,10 +44,11 @@ defvar Overlap_DecomposeOptions = [
          /*default=*/"::mlir::ovl::GatherScatterChoice::Auto",
          "Decompose a reduce_scatter together with the all_gather feeding "
          "its einsum, where the gathered letter is the scattered one (the "
-         "gather-scatter form): auto (the default: one of the variants the "
-         "gate prices when unroll and bidirectional are auto and the "
-         "gather's group has at most 16 devices), true (the only variant of "
-         "every pair that qualifies) or false",
+         "gather-scatter form): auto (the default: variants the gate "
+         "prices when unroll and bidirectional are auto and the gather's "
+         "group is at most 16 times the scatter's), true (the only variants "
+         "of every pair that qualifies; split as bidirectional says) or "
+         "false",
          [{::llvm::cl::values(
            clEnumValN(::mlir::ovl::GatherScatterChoice::Never, "false",
                       "never"),
