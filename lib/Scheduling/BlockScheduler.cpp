@@ -37,17 +37,34 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     // Bottom-up's rules that trade cover between transfers judge from what
     // may hide each transfer, not from where it goes, and can misjudge: the
     // order without them is judged too and the faster one kept.
-    order = scheduleBottomUp(graph, budget, /*tradeCover=*/true);
-    outcome = judge(graph, order, budget, moves);
-    llvm::SmallVector<unsigned> plain =
-        scheduleBottomUp(graph, budget, /*tradeCover=*/false);
-    BlockOutcome plainOutcome = judge(graph, plain, budget, moves);
-    LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up: " << outcome.makespan
-                            << " s trading cover, " << plainOutcome.makespan
-                            << " s without\n");
-    if (isFaster(plainOutcome, outcome)) {
-      order = std::move(plain);
-      outcome = plainOutcome;
+    auto bottomUp = [&](bool keepInputsShort) {
+      order = scheduleBottomUp(graph, budget, /*tradeCover=*/true,
+                               keepInputsShort);
+      outcome = judge(graph, order, budget, moves);
+      llvm::SmallVector<unsigned> plain = scheduleBottomUp(
+          graph, budget, /*tradeCover=*/false, keepInputsShort);
+      BlockOutcome plainOutcome = judge(graph, plain, budget, moves);
+      LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up: "
+                              << outcome.makespan << " s trading cover, "
+                              << plainOutcome.makespan << " s without\n");
+      if (isFaster(plainOutcome, outcome)) {
+        order = std::move(plain);
+        outcome = plainOutcome;
+      }
+    };
+    bottomUp(/*keepInputsShort=*/false);
+    // Dones nothing waits for, at the end of the block, keep their starts'
+    // inputs live to the end (a training step's weight gradients): past
+    // the share of the memory they may hold, the order that keeps them
+    // short, slower where their transfers meet others on their links.
+    double held = graph.heldBytesPeak(order);
+    if (held > graph.memoryBudget * kHeldMemoryShare) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[ovl-schedule] bottom-up: the transfers hold " << held
+                 << " bytes from their inputs, more than "
+                 << graph.memoryBudget * kHeldMemoryShare
+                 << "; keeping their inputs short\n");
+      bottomUp(/*keepInputsShort=*/true);
     }
   }
   improve(graph, order, outcome, budget, moves,
