@@ -72,7 +72,7 @@ struct TransferGroup {
 /// their inputs (ScheduleGraph::heldBytesPeak) before the schedule keeps
 /// their inputs short: the rest is for what the graph does not see (the
 /// weights, the activations).
-constexpr double kHeldMemoryShare = 0.5;
+constexpr double kHeldMemoryShare = 0.25;
 
 /// One op of the block.
 struct Node {
