@@ -19,7 +19,6 @@
 #include <optional>
 #include <tuple>
 #include <utility>
-#include <utility>
 
 #define DEBUG_TYPE "ovl-schedule"
 
@@ -75,10 +74,10 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   // the op chosen next would leave less unplaced compute after its starts'
   // latest operand in the input order (which this order keeps where nothing
   // else decides) than its transfer takes alone: the start then goes right
-  // after its input, hidden by the compute that follows it there. Held,
-  // each by that operand's input position (`heldAfter`, -1 for none in the
-  // block) and its longest transfer (`heldCover`); sorted by position, the
-  // latest last.
+  // after its input, hidden by the compute that follows it there. The held
+  // dones, with that operand's input position (`heldAfter`, -1 for none in
+  // the block) and their longest transfer (`heldCover`), sorted by that
+  // position, the latest last.
   llvm::SmallVector<unsigned> held;
   llvm::BitVector isHeld(n);
   llvm::SmallVector<int> heldAfter(n, -1);
@@ -178,9 +177,9 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
         best = i;
     }
     // A held done goes, below the op chosen, once that op would leave less
-    // compute after its starts' inputs than its transfer needs; the latest
-    // inputs have the least after them, so the search stops at the first
-    // that could not go.
+    // compute after its starts' inputs than its transfer needs. The latest
+    // inputs have the least compute after them: the search stops where
+    // even the longest transfer would have enough left.
     if (!best || graph.nodes[*best].kind == NodeKind::Compute) {
       double next = best ? graph.nodes[*best].cost : 0;
       for (unsigned i : llvm::reverse(held)) {
