@@ -52,18 +52,32 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
         outcome = plainOutcome;
       }
     };
-    bottomUp(/*keepInputsShort=*/false);
     // Dones nothing waits for, at the end of the block, keep their starts'
     // inputs live to the end (a training step's weight gradients): past
     // the share of the memory they may hold, the order that keeps them
     // short, slower where their transfers meet others on their links.
-    double held = graph.heldBytesPeak(order);
-    if (held > graph.memoryBudget * kHeldMemoryShare) {
+    // When those transfers' own bytes are past it, the order that takes
+    // their dones first, which piles them up at the end, is not tried: two
+    // bottom-up runs fewer.
+    double limit = graph.memoryBudget * kHeldMemoryShare;
+    double late = 0;
+    for (const Node &node : graph.nodes)
+      if (node.kind == NodeKind::Done && node.succs.empty())
+        for (unsigned start : node.asyncPreds)
+          if (!graph.nodes[start].preds.empty())
+            late += graph.nodes[start].bytes;
+    bool keepInputsShort = late > limit;
+    if (!keepInputsShort) {
+      bottomUp(/*keepInputsShort=*/false);
+      keepInputsShort = graph.heldBytesPeak(order) > limit;
+    }
+    if (keepInputsShort) {
       LLVM_DEBUG(llvm::dbgs()
-                 << "[ovl-schedule] bottom-up: the transfers hold " << held
-                 << " bytes from their inputs, more than "
-                 << graph.memoryBudget * kHeldMemoryShare
-                 << "; keeping their inputs short\n");
+                 << "[ovl-schedule] bottom-up: the transfers would hold more "
+                    "than "
+                 << limit << " bytes from their inputs ("
+                 << late << " those nothing waits for); keeping their inputs "
+                    "short\n");
       bottomUp(/*keepInputsShort=*/true);
     }
   }
