@@ -55,7 +55,7 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     // Dones nothing waits for, at the end of the block, keep their starts'
     // inputs live to the end (a training step's weight gradients): past
     // the share of the memory they may hold, the order that keeps them
-    // short, slower where their transfers meet others on their links.
+    // short.
     // When those transfers' own bytes are past it, the order that takes
     // their dones first, which piles them up at the end, is not tried: two
     // bottom-up runs fewer.

@@ -73,7 +73,8 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   // and the activations they are computed from. Held, the done goes once
   // the op chosen next would leave less unplaced compute after its starts'
   // latest operand in the input order (which this order keeps where nothing
-  // else decides) than its transfer takes alone: the start then goes right
+  // else decides) than its transfer takes alone, or when the op computing
+  // that input would be taken now (see below): the start then goes right
   // after its input, hidden by the compute that follows it there. The held
   // dones, with that operand's input position (`heldAfter`, -1 for none in
   // the block) and their longest transfer (`heldCover`), sorted by that
@@ -114,6 +115,9 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   for (unsigned i : held)
     longestCover = std::max(longestCover, heldCover[i]);
   UnplacedCost unplaced(graph);
+  // The op computing the input of a done released because that op would go,
+  // until it is placed.
+  std::optional<unsigned> openInput;
   LinkFlows flows(graph, /*backwards=*/true);
   CoverAccount cover(graph);
   // In flight below the point being filled: after it in program order.
@@ -180,6 +184,36 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
     // compute after its starts' inputs than its transfer needs. The latest
     // inputs have the least compute after them: the search stops where
     // even the longest transfer would have enough left.
+    // A held done also goes when the op computing its start's input (the
+    // latest of the held) would be taken now were the start placed: the
+    // best compute, or nothing else is ready. The order without holding
+    // would place that op here, hiding a transfer above (on a training
+    // step, the weight-gradient einsums hide the activation gradients'
+    // reduce-scatters); the done goes right below it instead, its start
+    // between them. One at a time, so that one such input at most is kept
+    // past where the input order has it.
+    if ((!best || graph.nodes[*best].kind == NodeKind::Compute) &&
+        !openInput)
+      for (unsigned i : llvm::reverse(held)) {
+        if (heldAfter[i] < 0 || overBudget(i) > 0)
+          continue;
+        unsigned input = heldAfter[i];
+        // Its start is the input's only user left.
+        if (remaining[input] != 1)
+          continue;
+        double worth = tradeCover ? cover.worthElsewhere(input) : 0;
+        if (!best || std::make_tuple(0, -worth, graph.nodes[input].usesDone,
+                                     input) > key(*best)) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "[ovl-schedule]   " << NodeName{graph, i}
+                     << " released: its input's op, " << NodeName{graph, input}
+                     << ", would go now\n");
+          best = i;
+          why = "held done: its input's op would go now";
+          openInput = input;
+        }
+        break;
+      }
     if (!best || graph.nodes[*best].kind == NodeKind::Compute) {
       double next = best ? graph.nodes[*best].cost : 0;
       for (unsigned i : llvm::reverse(held)) {
@@ -276,6 +310,8 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
       llvm::erase(candidates, chosen);
     reversed.push_back(chosen);
     unplaced.place(chosen, node.cost);
+    if (openInput == chosen)
+      openInput.reset();
     double before = clock;
     if (isPending(chosen))
       clock = std::max(clock, flows.end(chosen));

@@ -116,6 +116,35 @@ TEST(BottomUpTest, LateNeededDoneKeepsItsInputNoLonger) {
   EXPECT_DOUBLE_EQ(block.outcome.makespan, 7);
 }
 
+TEST(BottomUpTest, HeldDoneGoesWhenItsInputsOpWouldHideATransfer) {
+  // The weight gradient's partial sums `p` come first in the input, then
+  // the activation gradient `x`, reduce-scattered (`r`, 2 s) for `y`. Only
+  // `p` can hide `r`: its done is released when `p` would be taken, were
+  // its start placed, rather than once the compute after `p` in the input
+  // order runs short (which leaves `r` exposed: 7 s).
+  TestGraph t;
+  unsigned g = t.compute(1);
+  unsigned p = t.compute(2, {g});
+  unsigned s = t.start(0.5, std::nullopt, {p});
+  unsigned d = t.done(s);
+  unsigned x = t.compute(1, {g});
+  unsigned r = t.start(2, std::nullopt, {x});
+  unsigned e = t.done(r);
+  unsigned y = t.compute(1, {e});
+  t.graph.nodes[s].bytes = 10;
+  const ScheduleGraph &graph = t.finish();
+  EXPECT_DOUBLE_EQ(replay(graph, Order({g, p, s, x, d, r, e, y}), 4).makespan,
+                   7);
+  for (bool tradeCover : {true, false}) {
+    SCOPED_TRACE(tradeCover ? "trading cover" : "plain");
+    Order order = scheduleBottomUp(graph, 4, tradeCover,
+                                   /*keepInputsShort=*/true);
+    EXPECT_EQ(order, Order({g, x, r, p, s, d, e, y}));
+    EXPECT_EQ(graph.heldBytesPeak(order), 10);
+    EXPECT_DOUBLE_EQ(replay(graph, order, 4).makespan, 5.5);
+  }
+}
+
 /// Six independent transfers, each with its user, in the worst input order
 /// for a small budget: every start first.
 TestGraph sixTransfers() {

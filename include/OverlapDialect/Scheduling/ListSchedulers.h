@@ -56,7 +56,9 @@ struct ScheduleGraph;
 /// start's input would follow it, keeping that input and its operands live
 /// to the end (the done keeps its start's input): it waits until the
 /// compute left after that input in the input order would no longer hide
-/// its transfer, so the start goes right after its input.
+/// its transfer, or until the op computing the input would be taken now
+/// were the start placed (one such op at a time), so the start goes right
+/// after its input.
 llvm::SmallVector<unsigned> scheduleBottomUp(const ScheduleGraph &graph,
                                              int budget, bool tradeCover,
                                              bool keepInputsShort = false);
