@@ -38,8 +38,8 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     // may hide each transfer, not from where it goes, and can misjudge: the
     // order without them is judged too and the faster one kept.
     auto bottomUp = [&](bool keepInputsShort) {
-      order = scheduleBottomUp(graph, budget, /*tradeCover=*/true,
-                               keepInputsShort);
+      order =
+          scheduleBottomUp(graph, budget, /*tradeCover=*/true, keepInputsShort);
       outcome = judge(graph, order, budget, moves);
       llvm::SmallVector<unsigned> plain = scheduleBottomUp(
           graph, budget, /*tradeCover=*/false, keepInputsShort);
@@ -75,8 +75,8 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
       LLVM_DEBUG(llvm::dbgs()
                  << "[ovl-schedule] bottom-up: the transfers would hold more "
                     "than "
-                 << limit << " bytes from their inputs ("
-                 << late << " those nothing waits for); keeping their inputs "
+                 << limit << " bytes from their inputs (" << late
+                 << " those nothing waits for); keeping their inputs "
                     "short\n");
       bottomUp(/*keepInputsShort=*/true);
     }

@@ -192,8 +192,7 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
     // reduce-scatters); the done goes right below it instead, its start
     // between them. One at a time, so that one such input at most is kept
     // past where the input order has it.
-    if ((!best || graph.nodes[*best].kind == NodeKind::Compute) &&
-        !openInput)
+    if ((!best || graph.nodes[*best].kind == NodeKind::Compute) && !openInput)
       for (unsigned i : llvm::reverse(held)) {
         if (heldAfter[i] < 0 || overBudget(i) > 0)
           continue;
