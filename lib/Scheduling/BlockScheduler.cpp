@@ -37,17 +37,48 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     // Bottom-up's rules that trade cover between transfers judge from what
     // may hide each transfer, not from where it goes, and can misjudge: the
     // order without them is judged too and the faster one kept.
-    order = scheduleBottomUp(graph, budget, /*tradeCover=*/true);
-    outcome = judge(graph, order, budget, moves);
-    llvm::SmallVector<unsigned> plain =
-        scheduleBottomUp(graph, budget, /*tradeCover=*/false);
-    BlockOutcome plainOutcome = judge(graph, plain, budget, moves);
-    LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up: " << outcome.makespan
-                            << " s trading cover, " << plainOutcome.makespan
-                            << " s without\n");
-    if (isFaster(plainOutcome, outcome)) {
-      order = std::move(plain);
-      outcome = plainOutcome;
+    auto bottomUp = [&](bool keepInputsShort) {
+      order =
+          scheduleBottomUp(graph, budget, /*tradeCover=*/true, keepInputsShort);
+      outcome = judge(graph, order, budget, moves);
+      llvm::SmallVector<unsigned> plain = scheduleBottomUp(
+          graph, budget, /*tradeCover=*/false, keepInputsShort);
+      BlockOutcome plainOutcome = judge(graph, plain, budget, moves);
+      LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up: "
+                              << outcome.makespan << " s trading cover, "
+                              << plainOutcome.makespan << " s without\n");
+      if (isFaster(plainOutcome, outcome)) {
+        order = std::move(plain);
+        outcome = plainOutcome;
+      }
+    };
+    // Dones nothing waits for, at the end of the block, keep their starts'
+    // inputs live to the end (a training step's weight gradients): past
+    // the share of the memory they may hold, the order that keeps them
+    // short.
+    // When those transfers' own bytes are past it, the order that takes
+    // their dones first, which piles them up at the end, is not tried: two
+    // bottom-up runs fewer.
+    double limit = graph.memoryBudget * kHeldMemoryShare;
+    double late = 0;
+    for (const Node &node : graph.nodes)
+      if (node.kind == NodeKind::Done && node.succs.empty())
+        for (unsigned start : node.asyncPreds)
+          if (!graph.nodes[start].preds.empty())
+            late += graph.nodes[start].bytes;
+    bool keepInputsShort = late > limit;
+    if (!keepInputsShort) {
+      bottomUp(/*keepInputsShort=*/false);
+      keepInputsShort = graph.heldBytesPeak(order) > limit;
+    }
+    if (keepInputsShort) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[ovl-schedule] bottom-up: the transfers would hold more "
+                    "than "
+                 << limit << " bytes from their inputs (" << late
+                 << " those nothing waits for); keeping their inputs "
+                    "short\n");
+      bottomUp(/*keepInputsShort=*/true);
     }
   }
   improve(graph, order, outcome, budget, moves,

@@ -10,28 +10,114 @@
 
 #include "Trace.h"
 
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
 #include <cassert>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #define DEBUG_TYPE "ovl-schedule"
 
 using namespace mlir::ovl::sched;
 
+namespace {
+
+/// The cost of the compute not placed yet after each position of the
+/// input (a Fenwick tree over the input positions).
+class UnplacedCost {
+public:
+  explicit UnplacedCost(const ScheduleGraph &graph)
+      : tree(graph.nodes.size() + 1, 0) {
+    for (auto [i, node] : llvm::enumerate(graph.nodes))
+      add(i, node.cost);
+  }
+  void place(unsigned i, double cost) { add(i, -cost); }
+  /// The unplaced cost of the nodes after input position `i` (all of them
+  /// when `i` is -1).
+  double after(int i) const { return total - prefix(i + 1); }
+
+private:
+  llvm::SmallVector<double> tree;
+  double total = 0;
+  void add(unsigned i, double cost) {
+    total += cost;
+    for (unsigned k = i + 1; k < tree.size(); k += k & -k)
+      tree[k] += cost;
+  }
+  /// The cost of input positions [0, n).
+  double prefix(unsigned n) const {
+    double sum = 0;
+    for (unsigned k = n; k > 0; k -= k & -k)
+      sum += tree[k];
+    return sum;
+  }
+};
+
+} // namespace
+
 llvm::SmallVector<unsigned>
 mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
-                                   bool tradeCover) {
+                                   bool tradeCover, bool keepInputsShort) {
   unsigned n = graph.nodes.size();
+  // With keepInputsShort, a done that nothing in the block waits for (what
+  // it delivers goes to the terminator, or nowhere) is held. Taken first,
+  // it would go at the end of the block, its start right above it and the
+  // op computing the start's input above that (nothing else needs it); the
+  // done keeps that input for the send, so the input, and that op's
+  // operands, would stay live to the end of the block: on a training step,
+  // every layer's weight-gradient partial sums (5.2 GiB a layer on 1024B)
+  // and the activations they are computed from. Held, the done goes once
+  // the op chosen next would leave less unplaced compute after its starts'
+  // latest operand in the input order (which this order keeps where nothing
+  // else decides) than its transfer takes alone, or when the op computing
+  // that input would be taken now (see below): the start then goes right
+  // after its input, hidden by the compute that follows it there. The held
+  // dones, with that operand's input position (`heldAfter`, -1 for none in
+  // the block) and their longest transfer (`heldCover`), sorted by that
+  // position, the latest last.
+  llvm::SmallVector<unsigned> held;
+  llvm::BitVector isHeld(n);
+  llvm::SmallVector<int> heldAfter(n, -1);
+  llvm::SmallVector<double> heldCover(n, 0);
   llvm::SmallVector<unsigned> remaining(n);
   llvm::SmallVector<unsigned> candidates;
   for (unsigned i = 0; i < n; ++i) {
-    remaining[i] = graph.nodes[i].succs.size();
-    if (remaining[i] == 0)
+    const Node &node = graph.nodes[i];
+    remaining[i] = node.succs.size();
+    if (remaining[i] != 0)
+      continue;
+    bool holds = keepInputsShort && node.kind == NodeKind::Done &&
+                 !node.asyncPreds.empty() &&
+                 llvm::any_of(node.asyncPreds, [&](unsigned start) {
+                   return graph.nodes[start].bytes > 0;
+                 });
+    if (!holds) {
       candidates.push_back(i);
+      continue;
+    }
+    for (unsigned start : node.asyncPreds) {
+      const Node &s = graph.nodes[start];
+      if (!s.preds.empty())
+        heldAfter[i] = std::max(heldAfter[i], static_cast<int>(s.preds.back()));
+      heldCover[i] = std::max(heldCover[i], s.latency);
+    }
+    held.push_back(i);
+    isHeld.set(i);
   }
+  llvm::sort(held, [&](unsigned a, unsigned b) {
+    return std::make_pair(heldAfter[a], a) < std::make_pair(heldAfter[b], b);
+  });
+  double longestCover = 0;
+  for (unsigned i : held)
+    longestCover = std::max(longestCover, heldCover[i]);
+  UnplacedCost unplaced(graph);
+  // The op computing the input of a done released because that op would go,
+  // until it is placed.
+  std::optional<unsigned> openInput;
   LinkFlows flows(graph, /*backwards=*/true);
   CoverAccount cover(graph);
   // In flight below the point being filled: after it in program order.
@@ -68,7 +154,7 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
   LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] bottom-up"
                           << (tradeCover ? "" : " without trading cover")
                           << ", budget " << budget << "\n");
-  while (!candidates.empty()) {
+  while (!candidates.empty() || !held.empty()) {
     std::optional<unsigned> best;
     // Why `best` was taken, for the trace.
     const char *why = "ready";
@@ -93,6 +179,60 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
         elsewhere[i] = cover.worthElsewhere(i);
       if (!best || key(i) > key(*best))
         best = i;
+    }
+    // A held done goes, below the op chosen, once that op would leave less
+    // compute after its starts' inputs than its transfer needs. The latest
+    // inputs have the least compute after them: the search stops where
+    // even the longest transfer would have enough left.
+    // A held done also goes when the op computing its start's input (the
+    // latest of the held) would be taken now were the start placed: the
+    // best compute, or nothing else is ready. The order without holding
+    // would place that op here, hiding a transfer above (on a training
+    // step, the weight-gradient einsums hide the activation gradients'
+    // reduce-scatters); the done goes right below it instead, its start
+    // between them. One at a time, so that one such input at most is kept
+    // past where the input order has it.
+    if ((!best || graph.nodes[*best].kind == NodeKind::Compute) && !openInput)
+      for (unsigned i : llvm::reverse(held)) {
+        if (heldAfter[i] < 0 || overBudget(i) > 0)
+          continue;
+        unsigned input = heldAfter[i];
+        // Its start is the input's only user left.
+        if (remaining[input] != 1)
+          continue;
+        double worth = tradeCover ? cover.worthElsewhere(input) : 0;
+        if (!best || std::make_tuple(0, -worth, graph.nodes[input].usesDone,
+                                     input) > key(*best)) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "[ovl-schedule]   " << NodeName{graph, i}
+                     << " released: its input's op, " << NodeName{graph, input}
+                     << ", would go now\n");
+          best = i;
+          why = "held done: its input's op would go now";
+          openInput = input;
+        }
+        break;
+      }
+    if (!best || graph.nodes[*best].kind == NodeKind::Compute) {
+      double next = best ? graph.nodes[*best].cost : 0;
+      for (unsigned i : llvm::reverse(held)) {
+        double after = unplaced.after(heldAfter[i]);
+        if (after - next >= longestCover)
+          break;
+        if (best && static_cast<int>(*best) > heldAfter[i])
+          after -= next;
+        if (after < heldCover[i] && overBudget(i) <= 0) {
+          LLVM_DEBUG(llvm::dbgs()
+                     << "[ovl-schedule]   " << NodeName{graph, i}
+                     << " released: " << after
+                     << " s of compute left after its input, less than its "
+                        "transfer\n");
+          best = i;
+          why = "held done: its transfer needs the compute left after its "
+                "input";
+          break;
+        }
+      }
     }
     // The pending starts within the budget, the one ready first first.
     llvm::SmallVector<std::pair<double, unsigned>> pending;
@@ -124,9 +264,18 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
       best = pending.front().second;
       why = "pending, ready first: nothing ready";
     }
+    // Nothing else within the budget: the held done with the least compute
+    // left after its input.
+    if (!best)
+      for (unsigned i : llvm::reverse(held))
+        if (overBudget(i) <= 0) {
+          best = i;
+          why = "held done: nothing else fits";
+          break;
+        }
     // Nothing fits: the least excess, then ready first.
     if (!best) {
-      for (unsigned i : candidates) {
+      for (unsigned i : llvm::concat<unsigned>(candidates, held)) {
         auto excess = [&](unsigned k) {
           const Node &node = graph.nodes[k];
           int kind = node.kind == NodeKind::Done    ? 3
@@ -154,8 +303,14 @@ mlir::ovl::sched::scheduleBottomUp(const ScheduleGraph &graph, int budget,
         if (i != chosen && overBudget(i) > 0)
           llvm::dbgs() << "; " << NodeName{graph, i} << " waits for the budget";
     });
-    llvm::erase(candidates, chosen);
+    if (isHeld.test(chosen))
+      llvm::erase(held, chosen);
+    else
+      llvm::erase(candidates, chosen);
     reversed.push_back(chosen);
+    unplaced.place(chosen, node.cost);
+    if (openInput == chosen)
+      openInput.reset();
     double before = clock;
     if (isPending(chosen))
       clock = std::max(clock, flows.end(chosen));

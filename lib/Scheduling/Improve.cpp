@@ -46,6 +46,10 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
     }
     trial.append(order.begin() + hi + 1, order.end());
   };
+  // A move may not make the transfers hold more from their inputs than
+  // their share of the memory, or than they already do.
+  double heldLimit = std::max(graph.memoryBudget * kHeldMemoryShare,
+                              graph.heldBytesPeak(order));
   for (bool changed = true; changed && judged < replays;) {
     changed = false;
     for (unsigned x = 0; x < n && judged < replays; ++x) {
@@ -68,7 +72,8 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
         BlockOutcome tried = judge(graph, trial, budget, simulation);
         ++judged;
         if ((tried.overBudgetAt && !outcome.overBudgetAt) ||
-            (tried.overMemoryAt && !outcome.overMemoryAt))
+            (tried.overMemoryAt && !outcome.overMemoryAt) ||
+            graph.heldBytesPeak(trial) > heldLimit)
           continue;
         if (tried.makespan < best.makespan &&
             tried.makespan < outcome.makespan * (1 - kImproveGain)) {

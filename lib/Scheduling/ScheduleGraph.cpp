@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
 #include <cassert>
 
 using namespace mlir::ovl::sched;
@@ -54,6 +55,30 @@ void ScheduleGraph::finalize() {
     if (node.kind == NodeKind::Start || node.feedsStart)
       for (unsigned j : node.preds)
         nodes[j].feedsStart = true;
+}
+
+double ScheduleGraph::heldBytesPeak(llvm::ArrayRef<unsigned> order) const {
+  llvm::SmallVector<unsigned> position(nodes.size());
+  for (auto [at, node] : llvm::enumerate(order))
+    position[node] = at;
+  // Bytes taken at each position and given back after it.
+  llvm::SmallVector<double> change(order.size() + 1, 0);
+  for (auto [i, node] : llvm::enumerate(nodes))
+    for (unsigned s : node.asyncPreds) {
+      const Node &start = nodes[s];
+      unsigned from = position[s];
+      if (!start.preds.empty()) {
+        from = 0;
+        for (unsigned p : start.preds)
+          from = std::max(from, position[p]);
+      }
+      change[from] += start.bytes;
+      change[position[i] + 1] -= start.bytes;
+    }
+  double held = 0, peak = 0;
+  for (double bytes : change)
+    peak = std::max(peak, held += bytes);
+  return peak;
 }
 
 llvm::BitVector ScheduleGraph::closure(llvm::ArrayRef<unsigned> seeds,

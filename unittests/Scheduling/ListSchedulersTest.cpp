@@ -2,7 +2,8 @@
 //
 // Hand-built graphs with round costs: top-down starts a transfer as early
 // as its operands allow and waits for it as late as its users allow;
-// bottom-up hides a transfer behind independent compute; neither exceeds
+// bottom-up hides a transfer behind independent compute, and one that only
+// the terminator waits for right after its input; neither exceeds
 // the in-flight budget; two transfers over one link are not both laid
 // over the compute that can hide only one; ties keep the input order.
 //
@@ -73,6 +74,75 @@ TEST(BottomUpTest, StartNoEarlierThanItsCoverNeeds) {
   const ScheduleGraph &graph = t.finish();
   EXPECT_EQ(scheduleBottomUp(graph, 4, /*tradeCover=*/true),
             Order({c0, s, c1, d, use}));
+}
+
+TEST(BottomUpTest, LateNeededDoneKeepsItsInputNoLonger) {
+  // Two layers' backward: each computes a weight gradient's partial sums
+  // (`p1`, `p0`: 10 bytes, reduce-scattered in 0.5 s) that only the
+  // terminator needs, and the gradient of the layer below (`x1`, `x0`, the
+  // last 3 s). With both dones at the end of the block, their starts and
+  // partials following them down, both partials are live there (the done
+  // keeps its start's input): 20 bytes. Keeping inputs short, each
+  // reduce-scatter goes right after its partials, hidden by the layer's
+  // next op: 10 bytes, no stall.
+  TestGraph t;
+  unsigned g = t.compute(1);
+  unsigned p1 = t.compute(1, {g});
+  unsigned s1 = t.start(0.5, std::nullopt, {p1});
+  unsigned d1 = t.done(s1);
+  unsigned x1 = t.compute(1, {g});
+  unsigned p0 = t.compute(1, {x1});
+  unsigned s0 = t.start(0.5, std::nullopt, {p0});
+  unsigned d0 = t.done(s0);
+  unsigned x0 = t.compute(3, {x1});
+  t.graph.nodes[s1].bytes = t.graph.nodes[s0].bytes = 10;
+  const ScheduleGraph &graph = t.finish();
+  EXPECT_EQ(graph.heldBytesPeak(Order({g, p1, x1, p0, x0, s1, s0, d1, d0})),
+            20);
+  for (bool tradeCover : {true, false}) {
+    SCOPED_TRACE(tradeCover ? "trading cover" : "plain");
+    EXPECT_EQ(graph.heldBytesPeak(scheduleBottomUp(graph, 4, tradeCover)), 20);
+    Order order = scheduleBottomUp(graph, 4, tradeCover,
+                                   /*keepInputsShort=*/true);
+    EXPECT_EQ(order, Order({g, p1, s1, x1, d1, p0, s0, x0, d0}));
+    EXPECT_EQ(graph.heldBytesPeak(order), 10);
+    EXPECT_DOUBLE_EQ(replay(graph, order, 4).makespan, 7);
+  }
+  // The block's scheduler keeps them short once they would hold more than
+  // their share of the memory budget.
+  t.graph.memoryBudget = 30;
+  BlockSchedule block = scheduleBlock(graph, {Algorithm::BottomUp, 4});
+  EXPECT_EQ(graph.heldBytesPeak(block.order), 10);
+  EXPECT_DOUBLE_EQ(block.outcome.makespan, 7);
+}
+
+TEST(BottomUpTest, HeldDoneGoesWhenItsInputsOpWouldHideATransfer) {
+  // The weight gradient's partial sums `p` come first in the input, then
+  // the activation gradient `x`, reduce-scattered (`r`, 2 s) for `y`. Only
+  // `p` can hide `r`: its done is released when `p` would be taken, were
+  // its start placed, rather than once the compute after `p` in the input
+  // order runs short (which leaves `r` exposed: 7 s).
+  TestGraph t;
+  unsigned g = t.compute(1);
+  unsigned p = t.compute(2, {g});
+  unsigned s = t.start(0.5, std::nullopt, {p});
+  unsigned d = t.done(s);
+  unsigned x = t.compute(1, {g});
+  unsigned r = t.start(2, std::nullopt, {x});
+  unsigned e = t.done(r);
+  unsigned y = t.compute(1, {e});
+  t.graph.nodes[s].bytes = 10;
+  const ScheduleGraph &graph = t.finish();
+  EXPECT_DOUBLE_EQ(replay(graph, Order({g, p, s, x, d, r, e, y}), 4).makespan,
+                   7);
+  for (bool tradeCover : {true, false}) {
+    SCOPED_TRACE(tradeCover ? "trading cover" : "plain");
+    Order order = scheduleBottomUp(graph, 4, tradeCover,
+                                   /*keepInputsShort=*/true);
+    EXPECT_EQ(order, Order({g, x, r, p, s, d, e, y}));
+    EXPECT_EQ(graph.heldBytesPeak(order), 10);
+    EXPECT_DOUBLE_EQ(replay(graph, order, 4).makespan, 5.5);
+  }
 }
 
 /// Six independent transfers, each with its user, in the worst input order

@@ -50,8 +50,18 @@ struct ScheduleGraph;
 ///   possible.
 /// A done that would exceed the budget waits; the next candidate goes
 /// instead.
+///
+/// With `keepInputsShort`, a done nothing in the block waits for does not go
+/// first, at the end of the block, where its start and the op computing the
+/// start's input would follow it, keeping that input and its operands live
+/// to the end (the done keeps its start's input): it waits until the
+/// compute left after that input in the input order would no longer hide
+/// its transfer, or until the op computing the input would be taken now
+/// were the start placed (one such op at a time), so the start goes right
+/// after its input.
 llvm::SmallVector<unsigned> scheduleBottomUp(const ScheduleGraph &graph,
-                                             int budget, bool tradeCover);
+                                             int budget, bool tradeCover,
+                                             bool keepInputsShort = false);
 
 /// The top-down list scheduler. Runs forwards on a clock of estimated time
 /// since the block's start, over the candidates whose predecessors are

@@ -68,6 +68,12 @@ struct TransferGroup {
   llvm::SmallVector<std::pair<unsigned, int>, 2> linkLoads;
 };
 
+/// The share of a block's memory budget its transfers may hold counted from
+/// their inputs (ScheduleGraph::heldBytesPeak) before the schedule keeps
+/// their inputs short: the rest is for what the graph does not see (the
+/// weights, the activations).
+constexpr double kHeldMemoryShare = 0.25;
+
 /// One op of the block.
 struct Node {
   NodeKind kind = NodeKind::Compute;
@@ -157,6 +163,13 @@ struct ScheduleGraph {
       bytes -= nodes[start].bytes;
     return bytes;
   }
+  /// The most bytes the block's transfers hold at once in `order`, each
+  /// start's buffers counted from its latest predecessor, the op computing
+  /// what it sends (from the start itself without one: an input from
+  /// outside the block is live anyway), to its done, which keeps that input
+  /// for the send. bytesAfter counts them from the start only: where a
+  /// start goes does not end its input's life before the done.
+  double heldBytesPeak(llvm::ArrayRef<unsigned> order) const;
   /// `seeds` and every node they depend on (`up`) or that depends on them.
   llvm::BitVector closure(llvm::ArrayRef<unsigned> seeds, bool up) const;
 };
