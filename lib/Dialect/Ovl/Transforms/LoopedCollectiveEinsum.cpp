@@ -70,15 +70,13 @@ getGatherScatterVariants(Operation *collective, UnrollChoice unroll,
       !whyNotDecomposableTogether(scatter).empty())
     return {};
   if (choice == GatherScatterChoice::Auto) {
-    // Both group sizes are static where the pair qualifies.
+    // The group size is static where the pair qualifies.
     SymbolTableCollection symbols;
-    auto groupSize = [&](Operation *op) {
-      return *cast<CollectiveOpInterface>(op).getGroupSize(symbols);
-    };
-    int64_t edge =
-        groupSize(getGatherDecomposedWith(scatter)) / groupSize(scatter);
+    int64_t rounds = *cast<CollectiveOpInterface>(
+                          getGatherDecomposedWith(scatter).getOperation())
+                          .getGroupSize(symbols);
     if (unroll != UnrollChoice::Auto || direction != DirectionChoice::Auto ||
-        edge > kMaxGatherScatterEdge)
+        rounds > kMaxGatherScatterRounds)
       return {};
   }
   bool bothWays = direction != DirectionChoice::Unidirectional &&

@@ -46,7 +46,7 @@ defvar Overlap_DecomposeOptions = [
          "its einsum, where the gathered letter is the scattered one (the "
          "gather-scatter form): auto (the default: variants the gate "
          "prices when unroll and bidirectional are auto and the gather's "
-         "group is at most 16 times the scatter's), true (the only variants "
+         "group has at most 16 devices), true (the only variants "
          "of every pair that qualifies; split as bidirectional says) or "
          "false",
          [{::llvm::cl::values(

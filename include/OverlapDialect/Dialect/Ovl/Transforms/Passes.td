@@ -69,7 +69,7 @@ def OvlDecomposeCollectiveEinsumPass
     split or auto), each half of every shard goes its own way round the
     gather's ring. `gather-scatter=auto` (the
     default) makes it one more variant of the reduce_scatter the gate
-    prices, when `unroll` and `bidirectional` are auto and N/M is at most 16;
+    prices, when `unroll` and `bidirectional` are auto and N is at most 16;
     `gather-scatter=true` builds it for every pair that qualifies, and
     `gather-scatter=false` never.
 
