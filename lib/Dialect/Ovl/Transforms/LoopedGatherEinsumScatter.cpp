@@ -17,7 +17,8 @@
 // (owner ((y + k') div G - x - 1) mod M in round N-G+k'), into slot
 // (y + k') mod G of that result. Every round computes one shard, every
 // transfer but the last is hidden behind a later round, and the gathered
-// tensor is never whole on any device.
+// tensor is never whole on any device (unless users after the scatter read
+// it: the rounds then assemble it from the shards that pass through).
 //
 // Rounds G to N-G are alike and become a loop; the first G rounds start
 // sums and the last G each send to a different set of owners, so they are
