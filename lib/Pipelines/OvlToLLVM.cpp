@@ -22,8 +22,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -92,11 +92,36 @@ void overlap::buildOvlToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void overlap::registerPipelines() {
-  registerOverlapPipelinesPasses();
-  PassPipelineRegistration<OvlToLLVMPipelineOptions>(
-      "ovl-to-llvm",
-      "Lower an ovl program on tensors to the LLVM dialect, with collectives "
-      "as calls of the ovlrt runtime",
-      buildOvlToLLVMPipeline);
-}
+namespace overlap {
+#define GEN_PASS_DEF_OVLTOLLVMPASS
+#include "OverlapDialect/Pipelines/Passes.h.inc"
+} // namespace overlap
+
+namespace {
+struct OvlToLLVMPass : public overlap::impl::OvlToLLVMPassBase<OvlToLLVMPass> {
+  using Base::Base;
+
+  /// The pass's options as the struct buildOvlToLLVMPipeline takes.
+  overlap::OvlToLLVMPipelineOptions getPipelineOptions() const {
+    overlap::OvlToLLVMPipelineOptions options;
+    options.vectorize = vectorize;
+    options.targetCpu = targetCpu;
+    return options;
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    overlap::buildOvlToLLVMPipeline(pm, getPipelineOptions());
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    overlap::buildOvlToLLVMPipeline(pm, getPipelineOptions());
+    if (failed(runPipeline(pm, getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void overlap::registerPipelines() { registerOverlapPipelinesPasses(); }

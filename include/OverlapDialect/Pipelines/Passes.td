@@ -34,6 +34,31 @@ def OvlOverlapPipelinePass : Pass<"ovl-overlap-pipeline", "::mlir::ModuleOp"> {
                             Overlap_ScheduleOptions);
 }
 
+def OvlToLLVMPass : Pass<"ovl-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "Lower an ovl program on tensors to the LLVM dialect, with "
+                "collectives as calls of the ovlrt runtime";
+  let description = [{
+    Einsums and elementwise ops to linalg, with `vectorize` the contraction
+    schedule (`ovl-apply-contraction-schedule`), empty tensor elimination,
+    One-Shot Bufferize at function boundaries with identity layouts,
+    `ovl-lower-to-runtime`, buffer hoisting and deallocation, linalg and
+    vector ops to loops, and the conversions to LLVM, as explicit passes
+    rather than `convert-to-llvm`, so that it works in any context.
+    `overlap-run` compiles with it. C++: `overlap::buildOvlToLLVMPipeline`
+    adds the same passes to a pass manager.
+  }];
+  let options = [
+    Option<"vectorize", "vectorize", "bool", /*default=*/"true",
+           "Tile, pack and vectorize static f32 matmul-like contractions "
+           "(ovl-apply-contraction-schedule) before bufferization; the "
+           "others become plain loops">,
+    Option<"targetCpu", "target-cpu", "std::string", /*default=*/"\"native\"",
+           "With `vectorize`, the CPU whose vector registers the contraction "
+           "schedule's register tiles fit: native or an LLVM x86-64 CPU "
+           "name">,
+  ];
+}
+
 def OvlApplyContractionSchedulePass
     : Pass<"ovl-apply-contraction-schedule", "::mlir::ModuleOp"> {
   let summary = "Tile, pack and vectorize static f32 matmul-like linalg "

@@ -37,22 +37,8 @@ using OverlapPipelineOptions = OvlOverlapPipelinePassOptions;
 void buildOverlapPipeline(mlir::OpPassManager &pm,
                           const OverlapPipelineOptions &options);
 
-/// Options of `ovl-to-llvm`.
-struct OvlToLLVMPipelineOptions
-    : public mlir::PassPipelineOptions<OvlToLLVMPipelineOptions> {
-  Option<bool> vectorize{
-      *this, "vectorize",
-      llvm::cl::desc("Tile, pack and vectorize static f32 matmul-like "
-                     "contractions (ovl-apply-contraction-schedule) before "
-                     "bufferization; the others become plain loops"),
-      llvm::cl::init(true)};
-  Option<std::string> targetCpu{
-      *this, "target-cpu",
-      llvm::cl::desc("With `vectorize`, the CPU whose vector registers the "
-                     "contraction schedule's register tiles fit: native or "
-                     "an LLVM x86-64 CPU name"),
-      llvm::cl::init("native")};
-};
+/// Options of `ovl-to-llvm` (declared with the pass in Passes.td).
+using OvlToLLVMPipelineOptions = OvlToLLVMPassOptions;
 
 /// Adds to `pm` (anchored on builtin.module) the passes that take an ovl
 /// program on tensors to the LLVM dialect: einsums to linalg, elementwise
@@ -63,9 +49,9 @@ struct OvlToLLVMPipelineOptions
 void buildOvlToLLVMPipeline(mlir::OpPassManager &pm,
                             const OvlToLLVMPipelineOptions &options);
 
-/// Registers `ovl-to-llvm` and the passes of Passes.h
-/// (`ovl-overlap-pipeline`, `ovl-apply-contraction-schedule`) for textual
-/// pipelines and `overlap-opt`.
+/// Registers the passes of Passes.h (`ovl-overlap-pipeline`, `ovl-to-llvm`,
+/// `ovl-apply-contraction-schedule`) for textual pipelines and
+/// `overlap-opt`.
 void registerPipelines();
 
 } // namespace overlap
