@@ -99,11 +99,7 @@ def layer_case(seed, index):
 
 def evaluate(job):
     c, opt, sim, work, hw_dir = job
-    hw_path = gen.hardware_option(c["hardware"], hw_dir)
-    base = os.path.join(work, "%04d" % c["id"])
-    src = base + ".mlir"
-    with open(src, "w") as f:
-        f.write(c["program"])
+    hw_path, base, src = sweep.write_case(c, work, hw_dir)
     rec = dict(id=c["id"], hardware=c["hardware"], grid=c["grid"],
                groups=[cand["n"] for cand in c["candidates"]],
                family=c["family"], regime=c["regime_target"],

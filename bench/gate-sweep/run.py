@@ -259,14 +259,21 @@ def blocking_collectives(report):
     return [(name, t) for _, name, t in sorted(found)]
 
 
-def evaluate(job):
-    """All tool runs of one case; returns the case's record."""
-    c, opt, sim, work, hw_dir = job
+def write_case(c, work, hw_dir):
+    """Writes case `c`'s program under `work`; returns the tools' hardware
+    option for it, the case's file stem and the program's path."""
     hw_path = gen.hardware_option(c["hardware"], hw_dir)
     base = os.path.join(work, "%04d" % c["id"])
     src = base + ".mlir"
     with open(src, "w") as f:
         f.write(c["program"])
+    return hw_path, base, src
+
+
+def evaluate(job):
+    """All tool runs of one case; returns the case's record."""
+    c, opt, sim, work, hw_dir = job
+    hw_path, base, src = write_case(c, work, hw_dir)
     rec = {k: v for k, v in c.items() if k not in ("program", "variants")}
     rec["file"] = src
     log = rec["commands"] = []

@@ -199,16 +199,15 @@ struct OvlDecomposeCollectiveEinsumPass
 
     // Every remark before any rewrite: a remark may name another candidate's
     // collective, which its rewrite erases.
+    // Gathers a gather-scatter rewrite takes with its reduce_scatter.
+    takenAlong = getConsumedGathers(candidates);
     if (remarks) {
-      takenAlong = getConsumedGathers(candidates);
       for (const Candidate &candidate : candidates)
         remark(candidate);
       for (const BlockLoops &block : together)
         remark(block);
     }
     IRRewriter rewriter(&getContext());
-    // Gathers a gather-scatter rewrite takes with its reduce_scatter.
-    llvm::DenseSet<Operation *> consumed = getConsumedGathers(candidates);
     for (Candidate &candidate : candidates) {
       if (candidate.form != CollectiveForm::Decomposed)
         continue;
@@ -221,7 +220,7 @@ struct OvlDecomposeCollectiveEinsumPass
     // After the decompositions, which do not erase collectives they keep.
     for (Candidate &candidate : candidates)
       if (candidate.form == CollectiveForm::Asynchronous &&
-          !consumed.contains(candidate.op) &&
+          !takenAlong.contains(candidate.op) &&
           succeeded(makeCollectiveAsynchronous(rewriter, candidate.op)))
         ++numAsynchronous;
   }
@@ -770,7 +769,8 @@ private:
   std::optional<MachineModelCache> machines;
   /// The windows priced, for the layers that repeat them.
   CollectiveEstimateCache estimates;
-  /// For remarks: the all_gathers decomposed with their reduce_scatter.
+  /// The all_gathers decomposed with their reduce_scatter, for the remarks
+  /// and the rewrites.
   llvm::DenseSet<Operation *> takenAlong;
 };
 } // namespace
