@@ -75,3 +75,8 @@ if (os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare")
 import sys
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%overlap_tools_dir", config.overlap_tools_dir))
+# The execution matrices run a representative subset under the sanitizers:
+# they look for memory errors, which the subset reaches, while the full
+# matrices would take most of CI's time under instrumentation.
+config.substitutions.append(("%quick_if_sanitized",
+                             "--quick" if config.overlap_sanitize else ""))

@@ -14,12 +14,15 @@ the middle rounds a loop where there are two or more, and every output of every 
 random inputs (`overlap-run --reference`). The form is built both ways:
 one way round the gather's ring (bidirectional=false) and split, each half
 of every shard going its own way (bidirectional=split). Exits non-zero listing every
-failure.
+failure. --quick keeps one program per kind of case (the sanitizer build
+runs it: it looks for memory errors, not for new combinations).
 
 Usage: gather_scatter.py --overlap-opt BIN --overlap-run BIN --work DIR
+                         [--jobs N] [--quick]
 """
 
 import argparse
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -115,10 +118,15 @@ def main():
     parser.add_argument("--overlap-opt", required=True)
     parser.add_argument("--overlap-run", required=True)
     parser.add_argument("--work", required=True)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--quick", action="store_true",
+                        help="one program per kind of case")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     cases = []
-    for m, n in [(2, 2), (2, 4), (3, 6), (4, 4), (2, 8), (4, 8), (4, 16)]:
+    grids = ([(2, 4), (3, 6)] if args.quick else
+             [(2, 2), (2, 4), (3, 6), (4, 4), (2, 8), (4, 8), (4, 16)])
+    for m, n in grids:
         for operand in ("rhs", "lhs"):
             cases.append((m, n, "ba", operand, False, False))
     cases += [(2, 4, "ab", "rhs", False, False),
@@ -127,19 +135,26 @@ def main():
               (3, 3, "ab", "lhs", True, False),
               (2, 4, "ba", "rhs", False, True),
               (4, 8, "ab", "lhs", True, True)]
-    failures = []
-    for m, n, layout, operand, three_d, later in cases:
+    if args.quick:
+        cases = [case for case in cases if case[:2] in grids]
+
+    def one(case):
+        m, n, layout, operand, three_d, later = case
         name = "m%d_n%d_%s_%s%s%s" % (m, n, layout, operand,
                                       "_3d" if three_d else "",
                                       "_later" if later else "")
         g = n // m
         # Rounds G..N-G but the last round become a loop when two or more.
         loop = min(n - g + 1, n - 1) - g >= 2
-        failure = check(args, name,
-                        program(m, n, layout, operand, three_d, later), loop)
-        print("%s: %s" % (name, "FAIL" if failure else "equal"), flush=True)
-        if failure:
-            failures.append(failure)
+        return name, check(args, name,
+                           program(m, n, layout, operand, three_d, later), loop)
+
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for name, failure in pool.map(one, cases):
+            print("%s: %s" % (name, "FAIL" if failure else "equal"), flush=True)
+            if failure:
+                failures.append(failure)
     for failure in failures:
         print("FAIL " + failure)
     print("gather-scatter: %d of %d programs equal to the original"
