@@ -165,6 +165,9 @@ private:
     if (isa<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
             tensor::ExpandShapeOp, tensor::CastOp, tensor::ReshapeOp>(op))
       join(op->getOperand(0), op->getResult(0));
+    if (isa<OptimizationBarrierOp>(op))
+      for (auto [input, result] : llvm::zip(op->getOperands(), op->getResults()))
+        join(input, result);
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
       join(insert.getDest(), insert.getResult());
     if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))

@@ -467,6 +467,20 @@ def test_remat_nothing_gathers_again():
     assert count(nothing, "ovl.reduce_scatter") == 2 * (2 + 2 + 6 + 1)
 
 
+def test_remat_nothing_survives_cse():
+    """The recomputation reads the layer's input through an
+    ovl.optimization_barrier, so canonicalization and CSE (which the
+    overlap pipeline runs) keep it: every einsum and elementwise op of the
+    recomputed forward is still there. Without the barrier, CSE merges 4
+    of this program's 92 einsums (the recomputed layer norm's) into the
+    forward's."""
+    text = gpt.TrainEmitter(config((1, 2, 2)), "f32", "nothing").program(2)
+    assert text.count("ovl.optimization_barrier") == 2
+    cleaned = overlap.run_pipeline(text, "builtin.module(canonicalize,cse)")
+    for op in ("ovl.einsum", "arith.mulf", "arith.subf", "arith.addf"):
+        assert cleaned.count(op) == text.count(op), op
+
+
 # -- through the overlap pipeline ----------------------------------------------
 
 # (case, gate) with async_collectives=False.

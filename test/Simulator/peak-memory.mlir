@@ -1,6 +1,7 @@
 // RUN: split-file %s %t
 // RUN: overlap-sim %t/chain.mlir --json | FileCheck %s --check-prefix=CHAIN
 // RUN: overlap-sim %t/loop.mlir --json | FileCheck %s --check-prefix=LOOP
+// RUN: overlap-sim %t/barrier.mlir --json | FileCheck %s --check-prefix=BARRIER
 // RUN: overlap-sim %t/prefetch.mlir --json | FileCheck %s --check-prefix=PREFETCH
 // RUN: overlap-sim %t/late.mlir --json | FileCheck %s --check-prefix=LATE
 // RUN: overlap-sim %t/prefetch.mlir --hardware %t/small.json 2>&1 | FileCheck %s --check-prefix=WARN
@@ -32,6 +33,18 @@ shard.grid @ring(shape = 4)
 func.func @chain(%a: tensor<1024xf32>) -> tensor<1024xf32> {
   %b = ovl.einsum "i,i->i" %a, %a : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
   %c = ovl.einsum "i,i->i" %b, %b : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
+  return %c : tensor<1024xf32>
+}
+
+//--- barrier.mlir
+// An optimization barrier's result is its operand's buffer: the chain's
+// 12288, not 4096 more for %a_r.
+// BARRIER: "peak_memory_bytes": 12288,
+shard.grid @ring(shape = 4)
+func.func @barrier(%a: tensor<1024xf32>) -> tensor<1024xf32> {
+  %a_r = ovl.optimization_barrier %a : tensor<1024xf32>
+  %b = ovl.einsum "i,i->i" %a_r, %a_r : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
+  %c = ovl.einsum "i,i->i" %b, %a : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
   return %c : tensor<1024xf32>
 }
 

@@ -115,7 +115,10 @@ order, each shaped and sharded exactly as its argument.
     simplification: Pax's policy keeps only the named attention context
     and output projection and recomputes the rest). --remat nothing
     (SAVE_NOTHING, the default for 128B and up) keeps only each layer's
-    input and recomputes the layer's forward just before its backward:
+    input and recomputes the layer's forward just before its backward,
+    from the input passed through an ovl.optimization_barrier with the
+    gradient arriving at the layer (so that CSE does not merge the
+    recomputation back into the forward, nor a scheduler run it early):
     the layer norms and their all_reduces, the activation and weight
     all_gathers (new collectives: the weights are gathered again), the
     attention block with its reduce_scatter (h1 is needed), the MLP up to
@@ -262,6 +265,13 @@ class Emitter:
                      ", ".join(tensor(s, in_dtype) for s in shapes),
                      tensor(out_shape, out_dtype)))
         return r
+
+    def barrier(self, values, types, stem):
+        """values through one ovl.optimization_barrier; returns its results."""
+        r = self.fresh(stem)
+        self.emit("%s:%d = ovl.optimization_barrier %s : %s"
+                  % (r, len(values), ", ".join(values), ", ".join(types)))
+        return ["%s#%d" % (r, i) for i in range(len(values))]
 
     def truncf(self, value, shape):
         r = self.fresh("t")
@@ -1005,7 +1015,18 @@ class TrainEmitter(Emitter):
             sv = saved[l]
             if sv is None:
                 sv = {}
-                self.layer(inputs[l], weights[l], l, keep=sv, recompute=True)
+                # The layer's input and the gradient arriving at it pass
+                # through a barrier: the recomputation reads neither the
+                # forward's values (CSE would merge it into the forward)
+                # nor only values the forward has (it would be scheduled
+                # there, holding its activations through the step).
+                self.emit("")
+                self.emit("// ---- layer %d backward: the recomputation "
+                          "starts when the gradient arrives" % l)
+                x_r, g = self.barrier([inputs[l], g], [tensor(act, "bf16"),
+                                                       tensor(act, "f32")],
+                                      "remat")
+                self.layer(x_r, weights[l], l, keep=sv, recompute=True)
             g, grads[l] = self.layer_backward(l, sv, g)
         values = [loss, g] + [grads[l][n] for l in range(layers)
                               for n in WEIGHTS]

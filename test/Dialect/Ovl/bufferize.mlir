@@ -97,3 +97,19 @@ func.func @async_collectives(%x: tensor<8x16xf32>, %c: f32) -> (tensor<16x16xf32
   %r = ovl.collective_done %tr keep(%x : tensor<8x16xf32>) into %pr : tensor<8x16xf32>
   return %g, %s, %r, %filled : tensor<16x16xf32>, tensor<8x4xf32>, tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+/// An optimization barrier bufferizes to its operands' buffers: no copy, no
+/// allocation, nothing left of it.
+// CHECK-LABEL: func.func @barrier
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<2x8xf32>, %[[G:[a-z0-9]+]]: memref<2x8xf32>)
+// CHECK-NOT: ovl.
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.copy
+// CHECK: return %[[X]], %[[G]]
+func.func @barrier(%x: tensor<2x8xf32>, %g: tensor<2x8xf32>)
+    -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %x_r, %g_r = ovl.optimization_barrier %x, %g : tensor<2x8xf32>, tensor<2x8xf32>
+  return %x_r, %g_r : tensor<2x8xf32>, tensor<2x8xf32>
+}

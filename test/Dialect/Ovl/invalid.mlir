@@ -603,3 +603,27 @@ func.func @carried_done_in_one_branch(%x: tensor<4xf32>, %c: i1) -> tensor<4xf32
   %e = ovl.collective_permute_done %r#1 keep(%x) into %r#0 : tensor<4xf32>
   return %e : tensor<4xf32>
 }
+
+// -----
+
+func.func @barrier_of_nothing() {
+  // expected-error @+1 {{'ovl.optimization_barrier' op needs at least one operand}}
+  "ovl.optimization_barrier"() : () -> ()
+  return
+}
+
+// -----
+
+func.func @barrier_result_types(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'ovl.optimization_barrier' op result #0 has type 'tensor<2x4xf32>', its operand 'tensor<2x8xf32>'}}
+  %0 = "ovl.optimization_barrier"(%x) : (tensor<2x8xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @barrier_result_count(%x: tensor<2x8xf32>) {
+  // expected-error @+1 {{'ovl.optimization_barrier' op has 1 operands but 2 results; each operand has its result}}
+  %0:2 = "ovl.optimization_barrier"(%x) : (tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>)
+  return
+}

@@ -140,3 +140,15 @@ func.func @buffer_forms(%x: memref<2x8xf32>, %g: memref<8x8xf32>, %s: memref<2x2
   ovl.buffer.permute_done %t keep(%x) into %y : memref<2x8xf32>, memref<2x8xf32>
   return
 }
+
+/// An optimization barrier: its operands' types, one or more.
+// CHECK-LABEL: func.func @barriers
+func.func @barriers(%x: tensor<2x8xbf16>, %g: tensor<2x8xf32>) -> (tensor<2x8xbf16>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  // CHECK: %[[B:.+]]:2 = ovl.optimization_barrier %{{.*}}, %{{.*}} : tensor<2x8xbf16>, tensor<2x8xf32>
+  %x_r, %g_r = ovl.optimization_barrier %x, %g : tensor<2x8xbf16>, tensor<2x8xf32>
+  // CHECK: ovl.optimization_barrier %[[B]]#1 : tensor<2x8xf32>
+  %h = ovl.optimization_barrier %g_r : tensor<2x8xf32>
+  return %x_r, %g_r, %h : tensor<2x8xbf16>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+// GENERIC-LABEL: sym_name = "barriers"
+// GENERIC: "ovl.optimization_barrier"(%{{.*}}, %{{.*}}) : (tensor<2x8xbf16>, tensor<2x8xf32>) -> (tensor<2x8xbf16>, tensor<2x8xf32>)

@@ -846,6 +846,45 @@ LogicalResult CollectiveDoneOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// OptimizationBarrierOp
+//===----------------------------------------------------------------------===//
+
+ParseResult OptimizationBarrierOp::parse(OpAsmParser &parser,
+                                         OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs;
+  SmallVector<Type> types;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(inputs) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonTypeList(types) ||
+      parser.resolveOperands(inputs, types, loc, result.operands))
+    return failure();
+  result.addTypes(types);
+  return success();
+}
+
+void OptimizationBarrierOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << getInputs();
+  printer.printOptionalAttrDict((*this)->getAttrs());
+  printer << " : " << getInputs().getTypes();
+}
+
+LogicalResult OptimizationBarrierOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one operand");
+  if (getResults().size() != getInputs().size())
+    return emitOpError("has ")
+           << getInputs().size() << " operands but " << getResults().size()
+           << " results; each operand has its result";
+  for (auto [index, input, result] :
+       llvm::enumerate(getInputs().getTypes(), getResults().getTypes()))
+    if (input != result)
+      return emitOpError("result #")
+             << index << " has type " << result << ", its operand " << input;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // PartitionIdOp
 //===----------------------------------------------------------------------===//
 

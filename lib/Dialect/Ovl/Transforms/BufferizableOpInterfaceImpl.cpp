@@ -8,6 +8,7 @@
 // buffer, where the data lands, and reads the send buffer (`keep`) so that no
 // write to it is placed before the send completes. With these rules a
 // double-buffered ring loop bufferizes with no allocation or copy per step.
+// An optimization barrier's results are its operands' buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -244,6 +245,40 @@ struct AsyncDoneInterface
   }
 };
 
+/// optimization_barrier: each result is its operand's buffer; the barrier
+/// itself neither reads nor writes (like tensor.cast).
+struct OptimizationBarrierInterface
+    : public BufferizableOpInterface::ExternalModel<
+          OptimizationBarrierInterface, OptimizationBarrierOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return false;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
+                                      const AnalysisState &) const {
+    return {{op->getResult(operand.getOperandNumber()),
+             BufferRelation::Equivalent}};
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    SmallVector<Value> buffers;
+    for (Value input : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, input, options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+    }
+    replaceOpWithBufferizedValues(rewriter, op, buffers);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ovl::registerBufferizableOpInterfaceExternalModels(
@@ -268,6 +303,8 @@ void mlir::ovl::registerBufferizableOpInterfaceExternalModels(
     CollectivePermuteDoneOp::attachInterface<
         AsyncDoneInterface<CollectivePermuteDoneOp>>(*context);
     CollectiveDoneOp::attachInterface<AsyncDoneInterface<CollectiveDoneOp>>(
+        *context);
+    OptimizationBarrierOp::attachInterface<OptimizationBarrierInterface>(
         *context);
   });
 }

@@ -515,6 +515,41 @@ def Ovl_CollectiveDoneOp : Ovl_Op<"collective_done", [
 }
 
 //===----------------------------------------------------------------------===//
+// OptimizationBarrierOp
+//===----------------------------------------------------------------------===//
+
+def Ovl_OptimizationBarrierOp : Ovl_Op<"optimization_barrier", [Pure]> {
+  let summary = "Its operands, unchanged, as values no pass can see through";
+  let description = [{
+    Returns its operands unchanged. No pass looks through it: an op that
+    reads a result is not an op that reads the operand, so CSE cannot merge
+    it with the same op on the operand, and it cannot be computed before
+    every operand exists. This is what rematerialization needs: a training
+    step that recomputes a layer's forward in the backward pass (to hold
+    fewer activations) passes the layer's input through a barrier together
+    with the gradient arriving at the layer, so the recomputation is not
+    merged back into the forward and runs when the backward reaches it.
+    Like StableHLO's `optimization_barrier`; costs nothing (the simulator,
+    the cost model and the peak-memory estimate see the results as the
+    operands' buffers) and bufferizes to its operands' buffers.
+
+    ```mlir
+    %x_r, %g_r = ovl.optimization_barrier %x, %g
+        : tensor<2x8xbf16>, tensor<2x8xf32>
+    ```
+
+    **Constraints:**
+    - at least one operand; as many results as operands, each of its
+      operand's type.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  // The results' types are the operands': written once.
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // PartitionIdOp
 //===----------------------------------------------------------------------===//
 
