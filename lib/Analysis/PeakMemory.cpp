@@ -166,7 +166,8 @@ private:
             tensor::ExpandShapeOp, tensor::CastOp, tensor::ReshapeOp>(op))
       join(op->getOperand(0), op->getResult(0));
     if (isa<OptimizationBarrierOp>(op))
-      for (auto [input, result] : llvm::zip(op->getOperands(), op->getResults()))
+      for (auto [input, result] :
+           llvm::zip(op->getOperands(), op->getResults()))
         join(input, result);
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
       join(insert.getDest(), insert.getResult());
