@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -37,12 +38,22 @@ std::optional<int64_t> getBytes(Type type) {
   return tensor.getNumElements() * ((bits + 7) / 8);
 }
 
+/// A splat constant is a broadcast that its users fuse (XLA) or read-only
+/// data of the executable (One-Shot Bufferize makes it a memref.global):
+/// no buffer of the step. Counted, CSE's merging of the zeros of every
+/// ReLU in a training step would hold one activation-sized tensor live
+/// from the first layer's forward to the last layer's backward.
+bool isSplatConstant(Value value) {
+  DenseElementsAttr attr;
+  return matchPattern(value, m_Constant(&attr)) && attr.isSplat();
+}
+
 class Estimator {
 public:
   LogicalResult build(func::FuncOp func) {
     WalkResult result = func.walk([&](Operation *op) {
       for (Value value : op->getResults())
-        if (failed(add(value, op)))
+        if (!isSplatConstant(value) && failed(add(value, op)))
           return WalkResult::interrupt();
       for (Region &region : op->getRegions())
         for (Block &block : region)

@@ -30,8 +30,18 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
   BlockSchedule result;
   llvm::SmallVector<unsigned> &order = result.order;
   BlockOutcome &outcome = result.outcome;
+  double limit = graph.memoryBudget * kHeldMemoryShare;
   if (options.algorithm == Algorithm::TopDown) {
+    // Starts go early and dones late, but a done that lets a start go goes
+    // once its transfer arrived: what it received waits for its users.
     order = scheduleTopDown(graph, budget);
+    if (graph.heldBytesPeak(order, /*toLastUser=*/true) > limit) {
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[ovl-schedule] top-down: the transfers would hold more "
+                    "than "
+                 << limit << " bytes from their inputs; keeping them short\n");
+      order = scheduleTopDown(graph, budget, /*keepInputsShort=*/true);
+    }
     outcome = judge(graph, order, budget, moves);
   } else {
     // Bottom-up's rules that trade cover between transfers judge from what
@@ -59,7 +69,6 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
     // When those transfers' own bytes are past it, the order that takes
     // their dones first, which piles them up at the end, is not tried: two
     // bottom-up runs fewer.
-    double limit = graph.memoryBudget * kHeldMemoryShare;
     double late = 0;
     for (const Node &node : graph.nodes)
       if (node.kind == NodeKind::Done && node.succs.empty())

@@ -57,7 +57,8 @@ void ScheduleGraph::finalize() {
         nodes[j].feedsStart = true;
 }
 
-double ScheduleGraph::heldBytesPeak(llvm::ArrayRef<unsigned> order) const {
+double ScheduleGraph::heldBytesPeak(llvm::ArrayRef<unsigned> order,
+                                    bool toLastUser) const {
   llvm::SmallVector<unsigned> position(nodes.size());
   for (auto [at, node] : llvm::enumerate(order))
     position[node] = at;
@@ -72,8 +73,12 @@ double ScheduleGraph::heldBytesPeak(llvm::ArrayRef<unsigned> order) const {
         for (unsigned p : start.preds)
           from = std::max(from, position[p]);
       }
+      unsigned to = position[i];
+      if (toLastUser)
+        for (unsigned user : node.succs)
+          to = std::max(to, position[user]);
       change[from] += start.bytes;
-      change[position[i] + 1] -= start.bytes;
+      change[to + 1] -= start.bytes;
     }
   double held = 0, peak = 0;
   for (double bytes : change)

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cassert>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #define DEBUG_TYPE "ovl-schedule"
@@ -34,7 +35,8 @@ static bool shareLinks(const ScheduleGraph &graph, unsigned a, unsigned b) {
 }
 
 llvm::SmallVector<unsigned>
-mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
+mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
+                                  bool keepInputsShort) {
   unsigned n = graph.nodes.size();
   llvm::SmallVector<unsigned> remaining(n);
   llvm::SmallVector<bool> placed(n, false);
@@ -59,19 +61,56 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
   }
   int inFlight = graph.entryInFlight;
   double bytes = 0;
+  // With keepInputsShort, the buffers of the transfers whose done is placed
+  // but not all of its users (a weight gathered ahead of its layer).
+  double landed = 0;
+  llvm::SmallVector<unsigned> usersLeft(n, 0);
   double clock = 0;
   llvm::SmallVector<unsigned> order;
-  // Within the in-flight budget and, for a start, the memory budget.
+  // An op that needs nothing and costs nothing: a transfer's destination
+  // allocation, an empty tensor, a constant.
+  auto isFreeSource = [&](unsigned i) {
+    const Node &node = graph.nodes[i];
+    return node.kind == NodeKind::Compute && node.preds.empty() &&
+           node.cost == 0 && node.slots == 0;
+  };
+  // A start that sends what the block did not compute (a weight): its
+  // transfer can go long before its users need it.
+  auto prefetches = [&](unsigned i) {
+    return llvm::all_of(graph.nodes[i].preds, isFreeSource);
+  };
+  // Within the in-flight budget and, for a start, the memory budget. With
+  // keepInputsShort, a prefetch also waits while the transfers in flight
+  // and what landed hold the transfers' share of the budget (unless it
+  // would be the only one).
   auto fits = [&](unsigned i) {
-    return graph.during(i, inFlight) <= budget &&
-           (graph.nodes[i].kind != NodeKind::Start ||
-            graph.bytesAfter(i, bytes) <= graph.memoryBudget);
+    if (graph.during(i, inFlight) > budget)
+      return false;
+    if (graph.nodes[i].kind != NodeKind::Start)
+      return true;
+    double after = graph.bytesAfter(i, bytes);
+    return after <= graph.memoryBudget &&
+           (!keepInputsShort || !prefetches(i) || bytes + landed == 0 ||
+            after + landed <= graph.memoryBudget * kHeldMemoryShare);
+  };
+  auto landedBytes = [&](unsigned d) {
+    double total = 0;
+    for (unsigned s : graph.nodes[d].asyncPreds)
+      total += graph.nodes[s].bytes;
+    return total;
   };
   auto isStart = [&](unsigned i) {
     return graph.nodes[i].kind == NodeKind::Start;
   };
   auto isDone = [&](unsigned i) {
     return graph.nodes[i].kind == NodeKind::Done;
+  };
+  // A done whose start sends a value computed in the block: until the done,
+  // that value stays live (the done keeps its start's input).
+  auto holdsInput = [&](unsigned i) {
+    return llvm::any_of(graph.nodes[i].asyncPreds, [&](unsigned s) {
+      return !graph.nodes[s].preds.empty();
+    });
   };
   // A start whose done is not in the block (its token leaves through the
   // terminator: the next iteration's transfer) holds its slot to the end of
@@ -155,6 +194,18 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
       return !flows.hasEnded(j) && shareLinks(graph, i, j);
     });
   };
+  // A free source waits until a user of it waits for nothing else like it
+  // (a start: and rule 1 would take it). Placed at once (rule 3 puts what
+  // feeds a start first), every destination of the block would be
+  // allocated at its top and held until its transfer's done.
+  auto neededNow = [&](unsigned i) {
+    return llvm::any_of(graph.nodes[i].succs, [&](unsigned s) {
+      return (!isStart(s) || (startFits(s) && !sharesLinks(s))) &&
+             llvm::all_of(graph.nodes[s].preds, [&](unsigned p) {
+               return placed[p] || isFreeSource(p);
+             });
+    });
+  };
   auto takeStart = [&](std::optional<unsigned> &best, bool sharing) {
     for (unsigned i : candidates)
       if (isStart(i) && startFits(i) && sharesLinks(i) == sharing &&
@@ -174,7 +225,13 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
         if (accept(i) && (!best || i < *best))
           best = i;
     };
-    takeStart(best, /*sharing=*/false);
+    if (keepInputsShort) {
+      takeFirst(
+          [&](unsigned i) { return isDone(i) && arrived(i) && holdsInput(i); });
+      why = "a done whose transfer arrived, which frees its start's input";
+    }
+    if (!best)
+      takeStart(best, /*sharing=*/false);
     slotWaiting = llvm::any_of(candidates, [&](unsigned i) {
       return (isStart(i) || (graph.nodes[i].kind == NodeKind::Compute &&
                              graph.nodes[i].slots > 0)) &&
@@ -188,7 +245,8 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
     }
     if (!best) {
       for (unsigned i : candidates) {
-        if (isStart(i) || isDone(i) || !fits(i))
+        if (isStart(i) || isDone(i) || !fits(i) ||
+            (isFreeSource(i) && !neededNow(i)))
           continue;
         auto key = [&](unsigned k) {
           return std::make_pair(!graph.nodes[k].feedsStart, k);
@@ -255,7 +313,8 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
     if (!best) {
       for (unsigned i : candidates) {
         auto key = [&](unsigned k) {
-          return std::make_pair(graph.during(k, inFlight), k);
+          return std::make_tuple(isFreeSource(k) && !neededNow(k),
+                                 graph.during(k, inFlight), k);
         };
         if (!best || key(i) < key(*best))
           best = i;
@@ -293,6 +352,15 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget) {
     flows.advanceTo(clock);
     inFlight = graph.after(chosen, inFlight);
     bytes = graph.bytesAfter(chosen, bytes);
+    if (keepInputsShort) {
+      for (unsigned p : node.preds)
+        if (usersLeft[p] > 0 && --usersLeft[p] == 0)
+          landed -= landedBytes(p);
+      if (node.kind == NodeKind::Done && !node.succs.empty()) {
+        usersLeft[chosen] = node.succs.size();
+        landed += landedBytes(chosen);
+      }
+    }
     for (unsigned s : node.succs)
       if (--remaining[s] == 0)
         candidates.push_back(s);

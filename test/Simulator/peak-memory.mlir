@@ -2,6 +2,7 @@
 // RUN: overlap-sim %t/chain.mlir --json | FileCheck %s --check-prefix=CHAIN
 // RUN: overlap-sim %t/loop.mlir --json | FileCheck %s --check-prefix=LOOP
 // RUN: overlap-sim %t/barrier.mlir --json | FileCheck %s --check-prefix=BARRIER
+// RUN: overlap-sim %t/splat.mlir --json | FileCheck %s --check-prefix=SPLAT
 // RUN: overlap-sim %t/prefetch.mlir --json | FileCheck %s --check-prefix=PREFETCH
 // RUN: overlap-sim %t/late.mlir --json | FileCheck %s --check-prefix=LATE
 // RUN: overlap-sim %t/prefetch.mlir --hardware %t/small.json 2>&1 | FileCheck %s --check-prefix=WARN
@@ -46,6 +47,19 @@ func.func @barrier(%a: tensor<1024xf32>) -> tensor<1024xf32> {
   %b = ovl.einsum "i,i->i" %a_r, %a_r : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
   %c = ovl.einsum "i,i->i" %b, %a : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
   return %c : tensor<1024xf32>
+}
+
+//--- splat.mlir
+// A splat constant is no buffer: the chain's 12288, not 4096 more for
+// %zero, read first and last.
+// SPLAT: "peak_memory_bytes": 12288,
+shard.grid @ring(shape = 4)
+func.func @splat(%a: tensor<1024xf32>) -> tensor<1024xf32> {
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %b = arith.maximumf %a, %zero : tensor<1024xf32>
+  %c = ovl.einsum "i,i->i" %b, %b : tensor<1024xf32>, tensor<1024xf32> -> tensor<1024xf32>
+  %d = arith.maximumf %c, %zero : tensor<1024xf32>
+  return %d : tensor<1024xf32>
 }
 
 //--- loop.mlir

@@ -48,6 +48,59 @@ TEST(TopDownTest, StartEarlyDoneLate) {
             Order({send, s, before, other, after, d, use}));
 }
 
+TEST(TopDownTest, AllocationWaitsForWhatItsStartSends) {
+  // A transfer's destination (`alloc`: no cost, no operands) feeds its
+  // start like what the start sends (`send`); placed first, as rule 3 would
+  // (what feeds a start first, in input order), every destination would be
+  // allocated at the top of the block. It goes right before its start.
+  TestGraph t;
+  unsigned before = t.compute(2);
+  unsigned alloc = t.compute(0);
+  unsigned send = t.compute(1, {before});
+  unsigned s = t.start(1, std::nullopt, {alloc, send});
+  unsigned d = t.done(s);
+  unsigned use = t.compute(1, {d});
+  const ScheduleGraph &graph = t.finish();
+  EXPECT_EQ(scheduleTopDown(graph, 4), Order({before, send, alloc, s, d, use}));
+}
+
+TEST(TopDownTest, PrefetchesWaitForLandedWeightsUsers) {
+  // Three layers, each using a weight gathered (10 bytes, 1 s) from outside
+  // the block. Top-down gathers all three at the top: their buffers are
+  // held from there to their layers (30 bytes). Keeping inputs short, a
+  // gather waits while another one's buffers are held, in flight or landed
+  // and not yet used, past the transfers' share of the memory budget (a
+  // quarter of 40): each gather goes once the layer before it has used
+  // its weight, hidden by that layer's second op.
+  TestGraph t;
+  Order layers;
+  std::optional<unsigned> previous;
+  for (int layer = 0; layer < 3; ++layer) {
+    unsigned s = t.start(1);
+    unsigned d = t.done(s);
+    llvm::SmallVector<unsigned, 2> preds = {d};
+    if (previous)
+      preds.push_back(*previous);
+    unsigned use = t.compute(1, preds);
+    previous = t.compute(1, {use});
+    t.graph.nodes[s].bytes = 10;
+    layers.append({s, d, use, *previous});
+  }
+  t.graph.memoryBudget = 40;
+  const ScheduleGraph &graph = t.finish();
+  Order eager = scheduleTopDown(graph, 4);
+  EXPECT_EQ(graph.heldBytesPeak(eager, /*toLastUser=*/true), 30);
+  Order order = scheduleTopDown(graph, 4, /*keepInputsShort=*/true);
+  EXPECT_EQ(graph.heldBytesPeak(order, /*toLastUser=*/true), 10);
+  EXPECT_EQ(order, Order({layers[0], layers[1], layers[2], layers[4], layers[3],
+                          layers[5], layers[6], layers[8], layers[7], layers[9],
+                          layers[10], layers[11]}));
+  EXPECT_DOUBLE_EQ(replay(graph, order, 4).makespan, 7);
+  // The block's scheduler keeps them short past the share.
+  BlockSchedule block = scheduleBlock(graph, {Algorithm::TopDown, 4});
+  EXPECT_EQ(graph.heldBytesPeak(block.order, /*toLastUser=*/true), 10);
+}
+
 TEST(BottomUpTest, CoversTransferWithIndependentCompute) {
   TestGraph t;
   unsigned s = t.start(4);

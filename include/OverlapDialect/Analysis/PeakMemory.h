@@ -8,7 +8,10 @@
 //    the last use of it or of anything that aliases it: a view
 //    (extract_slice, reshapes, casts), a result written in place into a
 //    destination or an einsum's accumulator, a loop's iteration argument
-//    and result, a pending tensor and its done's result;
+//    and result, a pending tensor and its done's result, an optimization
+//    barrier's operand and result;
+//  - a splat constant is no buffer (a broadcast its users fuse, or
+//    read-only data);
 //  - the entry function's arguments are live throughout (the caller holds
 //    them), its results until the end;
 //  - an op with regions needs what is live around it plus the peak of its

@@ -84,8 +84,15 @@ llvm::SmallVector<unsigned> scheduleBottomUp(const ScheduleGraph &graph,
 ///    (a done goes as late as its users allow);
 /// 5. a start left for its links: the transfer in flight arrives sooner
 ///    alone, and the two take as long together as one after the other.
+///
+/// With `keepInputsShort`, before all of these, a done whose transfer has
+/// arrived and whose start sends a value computed in the block goes at
+/// once (it costs no wait): by rule 4 alone a done nothing waits for (a
+/// training step's weight gradient) would go at the end of the block,
+/// keeping its start's input live to the end.
 llvm::SmallVector<unsigned> scheduleTopDown(const ScheduleGraph &graph,
-                                            int budget);
+                                            int budget,
+                                            bool keepInputsShort = false);
 
 } // namespace sched
 } // namespace ovl

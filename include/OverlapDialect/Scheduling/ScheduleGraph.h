@@ -168,8 +168,12 @@ struct ScheduleGraph {
   /// what it sends (from the start itself without one: an input from
   /// outside the block is live anyway), to its done, which keeps that input
   /// for the send. bytesAfter counts them from the start only: where a
-  /// start goes does not end its input's life before the done.
-  double heldBytesPeak(llvm::ArrayRef<unsigned> order) const;
+  /// start goes does not end its input's life before the done. With
+  /// `toLastUser`, to the last of the done's users instead (what it
+  /// received stays live until then; a done without users in the block is
+  /// still counted to the done).
+  double heldBytesPeak(llvm::ArrayRef<unsigned> order,
+                       bool toLastUser = false) const;
   /// `seeds` and every node they depend on (`up`) or that depends on them.
   llvm::BitVector closure(llvm::ArrayRef<unsigned> seeds, bool up) const;
 };

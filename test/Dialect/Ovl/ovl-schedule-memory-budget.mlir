@@ -1,6 +1,7 @@
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefix=LARGE
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down memory-budget=5120 hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefix=ONE
-// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down memory-budget=10240 hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefix=LARGE
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down memory-budget=40960 hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefix=LARGE
+// RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{algorithm=top-down memory-budget=10240 hardware=%S/Inputs/schedule-chip.json}))" | FileCheck %s --check-prefix=ONE
 // RUN: overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{memory-budget=1000 hardware=%S/Inputs/schedule-chip.json}))" 2>&1 >/dev/null | FileCheck %s --check-prefix=WARN
 // RUN: not overlap-opt %s --pass-pipeline="builtin.module(func.func(ovl-schedule{memory-budget=-1 hardware=%S/Inputs/schedule-chip.json}))" 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -8,11 +9,15 @@
 // gather here holds its 4096-byte destination and its 1024-byte input:
 // 5120 bytes). The top-down scheduler starts transfers as early as it may,
 // so without a tight budget (Inputs/schedule-chip.json gives no HBM size:
-// unlimited; 10240 bytes: both) it starts the second layer's weight gather
+// unlimited; 40960 bytes) it starts the second layer's weight gather
 // during the first layer, before the first gather is done (after the first
 // einsum: the two gathers share the ring's links, so starting both at the
 // top would only delay the first); a budget that fits one gather keeps the
-// second start until the first gather is done. A single transfer
+// second start until the first gather is done. So does 10240 bytes, which
+// fits both: the two would hold their buffers, from the starts to the
+// gathered weights' users, past the transfers' quarter of the budget
+// (kHeldMemoryShare), and a weight's gather (a prefetch) then waits while
+// another one is in flight or landed and not yet used. A single transfer
 // larger than the budget is reported.
 
 // LARGE-LABEL: func.func @two_layers
