@@ -53,12 +53,6 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
       at = std::max(at, flows.predictEnd(j));
     return at;
   };
-  llvm::SmallVector<unsigned> candidates;
-  for (unsigned i = 0; i < n; ++i) {
-    remaining[i] = graph.nodes[i].preds.size();
-    if (remaining[i] == 0)
-      candidates.push_back(i);
-  }
   int inFlight = graph.entryInFlight;
   double bytes = 0;
   // With keepInputsShort, the buffers of the transfers whose done is placed
@@ -72,8 +66,19 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
   auto isFreeSource = [&](unsigned i) {
     const Node &node = graph.nodes[i];
     return node.kind == NodeKind::Compute && node.preds.empty() &&
-           node.cost == 0 && node.slots == 0;
+           !node.succs.empty() && node.cost == 0 && node.slots == 0;
   };
+  // Free sources are no candidates: each goes right before the first of
+  // its users chosen. As candidates, rule 3 (what feeds a start first)
+  // would allocate every destination of the block at its top, each held
+  // until its transfer's done.
+  llvm::SmallVector<unsigned> candidates;
+  for (unsigned i = 0; i < n; ++i) {
+    remaining[i] = llvm::count_if(graph.nodes[i].preds,
+                                  [&](unsigned p) { return !isFreeSource(p); });
+    if (remaining[i] == 0 && !isFreeSource(i))
+      candidates.push_back(i);
+  }
   // A start that sends what the block did not compute (a weight): its
   // transfer can go long before its users need it.
   auto prefetches = [&](unsigned i) {
@@ -143,7 +148,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
   auto unblockedStarts = [&](unsigned d) {
     auto waitsOnlyFor = [&](unsigned s, unsigned depth, auto &self) -> bool {
       for (unsigned p : graph.nodes[s].preds) {
-        if (placed[p] || p == d)
+        if (placed[p] || p == d || isFreeSource(p))
           continue;
         if (depth == 0 || isStart(p) || isDone(p) || !self(p, depth - 1, self))
           return false;
@@ -194,24 +199,49 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
       return !flows.hasEnded(j) && shareLinks(graph, i, j);
     });
   };
-  // A free source waits until a user of it waits for nothing else like it
-  // (a start: and rule 1 would take it). Placed at once (rule 3 puts what
-  // feeds a start first), every destination of the block would be
-  // allocated at its top and held until its transfer's done.
-  auto neededNow = [&](unsigned i) {
-    return llvm::any_of(graph.nodes[i].succs, [&](unsigned s) {
-      return (!isStart(s) || (startFits(s) && !sharesLinks(s))) &&
-             llvm::all_of(graph.nodes[s].preds, [&](unsigned p) {
-               return placed[p] || isFreeSource(p);
-             });
-    });
-  };
   auto takeStart = [&](std::optional<unsigned> &best, bool sharing) {
     for (unsigned i : candidates)
       if (isStart(i) && startFits(i) && sharesLinks(i) == sharing &&
           (!best || std::make_pair(-unblocks[i], i) <
                         std::make_pair(-unblocks[*best], *best)))
         best = i;
+  };
+
+  // Places op i: the clock, the transfers, the budgets, its successors.
+  auto place = [&](unsigned chosen) {
+    const Node &node = graph.nodes[chosen];
+    placed[chosen] = true;
+    order.push_back(chosen);
+    double before = clock;
+    for (unsigned j : node.asyncPreds)
+      clock = std::max(clock, flows.end(j));
+    LLVM_DEBUG({
+      if (clock > before)
+        llvm::dbgs() << "; stalls " << clock - before << " s";
+      llvm::dbgs() << "; at " << clock << " s\n";
+    });
+    if (node.kind == NodeKind::Start) {
+      flows.open(chosen, clock);
+      started.push_back(chosen);
+    }
+    cover.place(chosen);
+    clock += node.cost;
+    flows.advanceTo(clock);
+    inFlight = graph.after(chosen, inFlight);
+    bytes = graph.bytesAfter(chosen, bytes);
+    if (keepInputsShort) {
+      for (unsigned p : node.preds)
+        if (usersLeft[p] > 0 && --usersLeft[p] == 0)
+          landed -= landedBytes(p);
+      if (node.kind == NodeKind::Done && !node.succs.empty()) {
+        usersLeft[chosen] = node.succs.size();
+        landed += landedBytes(chosen);
+      }
+    }
+    if (!isFreeSource(chosen))
+      for (unsigned s : node.succs)
+        if (--remaining[s] == 0)
+          candidates.push_back(s);
   };
 
   LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] top-down, budget " << budget
@@ -245,8 +275,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
     }
     if (!best) {
       for (unsigned i : candidates) {
-        if (isStart(i) || isDone(i) || !fits(i) ||
-            (isFreeSource(i) && !neededNow(i)))
+        if (isStart(i) || isDone(i) || !fits(i))
           continue;
         auto key = [&](unsigned k) {
           return std::make_pair(!graph.nodes[k].feedsStart, k);
@@ -313,8 +342,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
     if (!best) {
       for (unsigned i : candidates) {
         auto key = [&](unsigned k) {
-          return std::make_tuple(isFreeSource(k) && !neededNow(k),
-                                 graph.during(k, inFlight), k);
+          return std::make_pair(graph.during(k, inFlight), k);
         };
         if (!best || key(i) < key(*best))
           best = i;
@@ -322,7 +350,13 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
       why = "over the budget, the least: nothing fits";
     }
     unsigned chosen = *best;
-    const Node &node = graph.nodes[chosen];
+    llvm::erase(candidates, chosen);
+    for (unsigned p : graph.nodes[chosen].preds)
+      if (!placed[p]) {
+        LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule]   " << NodeName{graph, p}
+                                << ": needs nothing, before its first user");
+        place(p);
+      }
     LLVM_DEBUG({
       llvm::dbgs() << "[ovl-schedule]   " << NodeName{graph, chosen} << ": "
                    << why;
@@ -332,38 +366,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
         if (i != chosen && isStart(i) && !startFits(i))
           llvm::dbgs() << "; " << NodeName{graph, i} << " waits for the budget";
     });
-    llvm::erase(candidates, chosen);
-    placed[chosen] = true;
-    order.push_back(chosen);
-    double before = clock;
-    for (unsigned j : node.asyncPreds)
-      clock = std::max(clock, flows.end(j));
-    LLVM_DEBUG({
-      if (clock > before)
-        llvm::dbgs() << "; stalls " << clock - before << " s";
-      llvm::dbgs() << "; at " << clock << " s\n";
-    });
-    if (node.kind == NodeKind::Start) {
-      flows.open(chosen, clock);
-      started.push_back(chosen);
-    }
-    cover.place(chosen);
-    clock += node.cost;
-    flows.advanceTo(clock);
-    inFlight = graph.after(chosen, inFlight);
-    bytes = graph.bytesAfter(chosen, bytes);
-    if (keepInputsShort) {
-      for (unsigned p : node.preds)
-        if (usersLeft[p] > 0 && --usersLeft[p] == 0)
-          landed -= landedBytes(p);
-      if (node.kind == NodeKind::Done && !node.succs.empty()) {
-        usersLeft[chosen] = node.succs.size();
-        landed += landedBytes(chosen);
-      }
-    }
-    for (unsigned s : node.succs)
-      if (--remaining[s] == 0)
-        candidates.push_back(s);
+    place(chosen);
   }
   assert(order.size() == n && "the graph is acyclic");
   return order;

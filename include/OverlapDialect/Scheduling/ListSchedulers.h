@@ -84,12 +84,18 @@ llvm::SmallVector<unsigned> scheduleBottomUp(const ScheduleGraph &graph,
 ///    (a done goes as late as its users allow);
 /// 5. a start left for its links: the transfer in flight arrives sooner
 ///    alone, and the two take as long together as one after the other.
+/// An op that needs nothing and costs nothing (a destination's allocation)
+/// is no candidate: it goes right before the first of its users chosen.
 ///
 /// With `keepInputsShort`, before all of these, a done whose transfer has
 /// arrived and whose start sends a value computed in the block goes at
 /// once (it costs no wait): by rule 4 alone a done nothing waits for (a
 /// training step's weight gradient) would go at the end of the block,
-/// keeping its start's input live to the end.
+/// keeping its start's input live to the end. And a start that sends
+/// nothing the block computes (a weight's gather, a prefetch) waits while
+/// the transfers in flight and those landed but not yet used by all their
+/// users hold kHeldMemoryShare of the memory budget, unless it would be
+/// the only one.
 llvm::SmallVector<unsigned> scheduleTopDown(const ScheduleGraph &graph,
                                             int budget,
                                             bool keepInputsShort = false);

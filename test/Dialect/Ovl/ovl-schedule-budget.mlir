@@ -189,7 +189,7 @@ func.func @six_transfers(%x: tensor<1x32xf32>, %a0: tensor<32x16xf32>, %a1: tens
 // ONE: %[[D:[^ ]+]] = ovl.collective_permute_done %{{.+}} keep(%[[A]])
 // ONE-NEXT: ovl.einsum "bf,fh->bh" %[[X]], %[[D]]
 // BU1-NEXT: return
-// TD1-NEXT: scf.for
+// TD1: scf.for
 // WIDE: ovl.collective_permute_start %[[A]] into
 // WIDE: scf.for
 // WIDE: scf.yield
