@@ -18,6 +18,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   # The Python package's tests and the benchmarks' plots (Debian's python3).
   python3-numpy python3-matplotlib python3-pytest
+  # Other x86-64 hosts (AVX2 only, no AVX) for Runtime/emulated-hosts.test.
+  qemu-user
   "$@"
 )
 

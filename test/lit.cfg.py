@@ -80,3 +80,10 @@ config.substitutions.append(("%overlap_tools_dir", config.overlap_tools_dir))
 # matrices would take most of CI's time under instrumentation.
 config.substitutions.append(("%quick_if_sanitized",
                              "--quick" if config.overlap_sanitize else ""))
+if config.overlap_sanitize:
+    config.available_features.add("sanitized")
+
+# Other x86-64 hosts (AVX2 only, no AVX), emulated by QEMU's user mode
+# (Runtime/emulated-hosts.test); scripts/setup.sh installs qemu-user.
+if shutil.which("qemu-x86_64"):
+    config.available_features.add("qemu-x86_64")

@@ -130,6 +130,8 @@ static void printJson(const RunReport &report, raw_ostream &os) {
       {"transport", report.transport},
       {"compile_seconds", report.compileSeconds},
       {"run_seconds", report.runSeconds},
+      {"target_cpu", report.targetCpu},
+      {"register_tile", json::Array{report.tileRows, report.tileColumns}},
       {"steps", static_cast<int64_t>(run.stepSeconds.size())},
       {"step_seconds_median", sorted[sorted.size() / 2]},
       {"step_seconds_min", sorted.front()},
@@ -183,8 +185,10 @@ static void printText(const RunReport &report, raw_ostream &os) {
   std::sort(sorted.begin(), sorted.end());
   os << formatv("{0}: @{1} on {2} devices ({3})\n", report.programPath,
                 report.entryName, report.devices, report.transport);
-  os << formatv("  compile {0:f3} s, run {1:f3} s\n", report.compileSeconds,
-                report.runSeconds);
+  os << formatv("  compile {0:f3} s, run {1:f3} s, for {2} (register tile "
+                "{3}x{4})\n",
+                report.compileSeconds, report.runSeconds, report.targetCpu,
+                report.tileRows, report.tileColumns);
   os << formatv("  step time: median {0:f3} ms, min {1:f3} ms over {2} "
                 "step(s)\n",
                 sorted[sorted.size() / 2] * 1e3, sorted.front() * 1e3,

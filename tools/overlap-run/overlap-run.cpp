@@ -295,6 +295,12 @@ static int report(const Setup &setup, const LaunchResult &run,
   summary.transport = transport;
   summary.compileSeconds = setup.compileSeconds;
   summary.runSeconds = runSeconds;
+  // Checked runnable in main.
+  TargetCpu cpu = cantFail(lookupTargetCpu(targetCpu));
+  ContractionTiles tiles = contractionTilesFor(cpu, hostCacheSizes());
+  summary.targetCpu = cpu.name;
+  summary.tileRows = tiles.mr;
+  summary.tileColumns = tiles.nr;
   summary.run = &run;
   summary.printOutputs = printOutputs;
   if (expected) {

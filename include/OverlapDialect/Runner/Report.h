@@ -48,6 +48,11 @@ struct RunReport {
   /// Seconds spent compiling the program and the reference, and running
   /// every step of both.
   double compileSeconds = 0, runSeconds = 0;
+  /// The CPU the code was compiled for (the host's with --target-cpu
+  /// native) and the register tile of its contractions (rows x columns of
+  /// f32 accumulators), which follow its vector registers.
+  std::string targetCpu;
+  int64_t tileRows = 0, tileColumns = 0;
   const LaunchResult *run = nullptr;
   /// With a reference.
   std::string referencePath;
