@@ -63,10 +63,16 @@ TEST(TargetCpuTest, TilesFitTheVectorRegistersAndCaches) {
   EXPECT_EQ(avx2.mr, 6);
   EXPECT_EQ(avx2.nr, 16);
   EXPECT_EQ(avx2.kc, 256);
-  EXPECT_EQ(avx2.mc, 252); // a multiple of MR
+  EXPECT_EQ(avx2.mc, 256); // a power of two, not a multiple of MR
   ContractionTiles sse = contractionTilesFor(lookup("x86-64"), zen4);
   EXPECT_EQ(sse.mr, 6);
   EXPECT_EQ(sse.nr, 8);
+  // An L2 of 1.25 MiB (Ice Lake server) leaves room for 320 rows of A; MC
+  // is rounded down to 256, which divides more M.
+  ContractionTiles icx =
+      contractionTilesFor(lookup("icelake-server"), {48 << 10, 1280 << 10});
+  EXPECT_EQ(icx.kc, 256);
+  EXPECT_EQ(icx.mc, 256);
   // Small caches shrink the blocks, down to one register tile.
   ContractionTiles tiny = contractionTilesFor(lookup("haswell"), {4096, 4096});
   EXPECT_EQ(tiny.kc, 64);
