@@ -62,11 +62,19 @@ TEST(TargetCpuTest, TilesFitTheVectorRegistersAndCaches) {
   ContractionTiles avx2 = contractionTilesFor(lookup("haswell"), zen4);
   EXPECT_EQ(avx2.mr, 6);
   EXPECT_EQ(avx2.nr, 16);
-  EXPECT_EQ(avx2.kc, 256);
-  EXPECT_EQ(avx2.mc, 252); // a multiple of MR
+  EXPECT_EQ(avx2.kc, 512); // 512 x 16 f32 = 32 KiB of B panel
+  EXPECT_EQ(avx2.mc, 128); // 128 x 512 f32 = 256 KiB of A block
   ContractionTiles sse = contractionTilesFor(lookup("x86-64"), zen4);
   EXPECT_EQ(sse.mr, 6);
   EXPECT_EQ(sse.nr, 8);
+  EXPECT_EQ(sse.kc, 512);
+  // An L2 of 1.25 MiB (Ice Lake server) leaves room for 213 rows of A by
+  // 384 columns (48 KiB L1d); MC is rounded down to 128, which divides more
+  // M (a power of two, not a multiple of MR).
+  ContractionTiles icx =
+      contractionTilesFor(lookup("icelake-server"), {48 << 10, 1280 << 10});
+  EXPECT_EQ(icx.kc, 384);
+  EXPECT_EQ(icx.mc, 128);
   // Small caches shrink the blocks, down to one register tile.
   ContractionTiles tiny = contractionTilesFor(lookup("haswell"), {4096, 4096});
   EXPECT_EQ(tiny.kc, 64);

@@ -64,9 +64,9 @@ CacheSizes hostCacheSizes();
 
 /// The tiles for `cpu`'s vector registers and caches of `caches`:
 /// AVX-512 (32 zmm of 16 f32): 8 x 32, 16 accumulators; AVX (16 ymm of 8):
-/// 6 x 16, 12 accumulators; SSE (16 xmm of 4): 6 x 8. KC makes a KC x NR
-/// panel of B fill at most the L1d, MC an MC x KC block of A a quarter of
-/// the L2; NC = 1024.
+/// 6 x 16, 12 accumulators; SSE (16 xmm of 4): 6 x 8. KC (at most 512)
+/// makes a KC x NR panel of B fill at most the L1d; MC, a power of two,
+/// makes an MC x KC block of A at most a quarter of the L2; NC = 1024.
 ContractionTiles contractionTilesFor(const TargetCpu &cpu, CacheSizes caches);
 
 } // namespace overlap
