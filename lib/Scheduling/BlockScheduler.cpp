@@ -39,7 +39,9 @@ mlir::ovl::sched::scheduleBlock(const ScheduleGraph &graph,
       LLVM_DEBUG(llvm::dbgs()
                  << "[ovl-schedule] top-down: the transfers would hold more "
                     "than "
-                 << limit << " bytes from their inputs; keeping them short\n");
+                 << limit
+                 << " bytes from their inputs to their users; keeping them "
+                    "short\n");
       order = scheduleTopDown(graph, budget, /*keepInputsShort=*/true);
     }
     outcome = judge(graph, order, budget, moves);

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cassert>
 #include <optional>
-#include <tuple>
 #include <utility>
 
 #define DEBUG_TYPE "ovl-schedule"
@@ -113,9 +112,7 @@ mlir::ovl::sched::scheduleTopDown(const ScheduleGraph &graph, int budget,
   // A done whose start sends a value computed in the block: until the done,
   // that value stays live (the done keeps its start's input).
   auto holdsInput = [&](unsigned i) {
-    return llvm::any_of(graph.nodes[i].asyncPreds, [&](unsigned s) {
-      return !graph.nodes[s].preds.empty();
-    });
+    return !llvm::all_of(graph.nodes[i].asyncPreds, prefetches);
   };
   // A start whose done is not in the block (its token leaves through the
   // terminator: the next iteration's transfer) holds its slot to the end of
