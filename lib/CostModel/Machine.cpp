@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cassert>
 #include <optional>
+#include <set>
 
 using namespace mlir::ovl;
 
@@ -391,6 +392,49 @@ CollectivePlan MachineModel::makePlan(CollectiveKind kind, double bytes,
       best = std::move(option);
   }
   return std::move(*best);
+}
+
+const std::map<int64_t, int> &
+MachineModel::getCollectiveLinkLoads(CollectiveKind kind, double bytes,
+                                     llvm::ArrayRef<int16_t> axes) const {
+  auto key = std::make_tuple(kind, bytes,
+                             std::vector<int16_t>(axes.begin(), axes.end()));
+  auto [it, inserted] = collectiveLinkLoads.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  std::map<int64_t, int> &loads = it->second;
+  const CollectivePlan &plan =
+      planCollective(kind, bytes, axes, RingDirection::Bidirectional);
+  std::set<std::vector<CollectiveSend>> seen;
+  for (const CollectiveRound &round : plan.rounds) {
+    if (!seen.insert({round.sends.begin(), round.sends.end()}).second)
+      continue;
+    std::map<int64_t, int> roundLoads;
+    for (const CollectiveSend &send : round.sends)
+      forEachLinkPart(
+          getSendTransfers(send),
+          [&](int64_t link, double, int64_t) { ++roundLoads[link]; });
+    for (auto [link, load] : roundLoads)
+      loads[link] = std::max(loads[link], load);
+  }
+  return loads;
+}
+
+const MachineModel::PermuteLinkLoads &
+MachineModel::getPermuteLinkLoads(const GroupTransfers &group) const {
+  auto key = std::make_tuple(
+      std::vector<int16_t>(group.axes.begin(), group.axes.end()), group.bytes,
+      group.pairs);
+  auto [it, inserted] = permuteLinkLoads.try_emplace(key);
+  if (!inserted)
+    return it->second;
+  PermuteLinkLoads &loads = it->second;
+  forEachLinkPart(group, [&](int64_t link, double part, int64_t hops) {
+    if (topology.getKind() == InterconnectKind::Switch)
+      hops = 1;
+    ++loads[{hops, part / group.bytes}][link];
+  });
+  return loads;
 }
 
 //===----------------------------------------------------------------------===//

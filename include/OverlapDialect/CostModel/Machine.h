@@ -190,6 +190,21 @@ struct MachineModel {
     return planCollective(kind, bytes, axes, direction).seconds;
   }
 
+  /// How many parts of a send of the bidirectional plan of a collective
+  /// (planCollective's arguments) cross each link, in the round that loads
+  /// the link most. Computed once per argument list.
+  const std::map<int64_t, int> &
+  getCollectiveLinkLoads(CollectiveKind kind, double bytes,
+                         llvm::ArrayRef<int16_t> axes) const;
+  /// For the parts of `group`'s transfers (in every group of the grid at
+  /// once, split over their ports as forEachLinkPart splits them) of each
+  /// route length in hops (1 on a switch) and share of the bytes: how many
+  /// cross each link. Computed once per transfer set.
+  using PermuteLinkLoads =
+      std::map<std::pair<int64_t, double>, std::map<int64_t, int>>;
+  const PermuteLinkLoads &
+  getPermuteLinkLoads(const GroupTransfers &group) const;
+
   /// Whether the ring of the groups along `ring` closes: its closing edge
   /// (last member to first) is no longer than its other edges.
   bool closes(llvm::ArrayRef<int16_t> ring) const;
@@ -208,6 +223,16 @@ private:
       std::tuple<CollectiveKind, double, std::vector<int16_t>, RingDirection>,
       CollectivePlan>
       plans;
+  /// getCollectiveLinkLoads and getPermuteLinkLoads by their arguments: the
+  /// scheduler routes a block's transfers on every device of the pod for
+  /// each block it orders, and the gate orders thousands.
+  mutable std::map<std::tuple<CollectiveKind, double, std::vector<int16_t>>,
+                   std::map<int64_t, int>>
+      collectiveLinkLoads;
+  mutable std::map<std::tuple<std::vector<int16_t>, double,
+                              std::vector<std::pair<int64_t, int64_t>>>,
+                   PermuteLinkLoads>
+      permuteLinkLoads;
 };
 
 /// Builds the model of a grid of `gridShape` on `hardware` (a built-in name or
