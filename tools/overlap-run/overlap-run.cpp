@@ -7,8 +7,10 @@
 // every output on every device: the equivalence oracle for transformations.
 // Under MPI, rank 0 gathers the outputs, compares, saves and prints.
 //
-// Before it makes the inputs it checks that the host has the memory the
-// run needs (Runner/Report.h), and it reports the compile and run times.
+// A program compiled before comes from the compile cache
+// (Runner/CompileCache.h): nothing is lowered or compiled again. Before it
+// makes the inputs it checks that the host has the memory the run needs
+// (Runner/Report.h), and it reports the compile and run times.
 //
 // Exit status (of every rank): 0 when the run succeeded (and the outputs
 // match the reference), 1 when they do not match or a program does not
