@@ -251,9 +251,21 @@ struct PlanCandidate {
 };
 } // namespace
 
-CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
-                                            llvm::ArrayRef<int16_t> axes,
-                                            RingDirection direction) const {
+const CollectivePlan &
+MachineModel::planCollective(CollectiveKind kind, double bytes,
+                             llvm::ArrayRef<int16_t> axes,
+                             RingDirection direction) const {
+  auto key = std::make_tuple(
+      kind, bytes, std::vector<int16_t>(axes.begin(), axes.end()), direction);
+  auto it = plans.find(key);
+  if (it == plans.end())
+    it = plans.emplace(key, makePlan(kind, bytes, axes, direction)).first;
+  return it->second;
+}
+
+CollectivePlan MachineModel::makePlan(CollectiveKind kind, double bytes,
+                                      llvm::ArrayRef<int16_t> axes,
+                                      RingDirection direction) const {
   CollectivePlan plan;
   plan.kind = kind;
   int64_t groupSize = assignment.groupSize(axes);
@@ -263,14 +275,14 @@ CollectivePlan MachineModel::planCollective(CollectiveKind kind, double bytes,
   if (kind == CollectiveKind::AllReduce) {
     // A reduce-scatter then an all-gather of the shards, one launch.
     double shard = bytes / static_cast<double>(groupSize);
-    CollectivePlan scatter =
+    const CollectivePlan &scatter =
         planCollective(CollectiveKind::ReduceScatter, shard, axes, direction);
-    CollectivePlan gather =
+    const CollectivePlan &gather =
         planCollective(CollectiveKind::AllGather, shard, axes, direction);
     plan.parts = std::max(scatter.parts, gather.parts);
-    plan.phases = std::move(scatter.phases);
+    plan.phases = scatter.phases;
     llvm::append_range(plan.phases, gather.phases);
-    plan.rounds = std::move(scatter.rounds);
+    plan.rounds = scatter.rounds;
     llvm::append_range(plan.rounds, gather.rounds);
     plan.seconds = hardware.collectiveLaunchOverhead;
     for (const CollectiveRound &round : plan.rounds)

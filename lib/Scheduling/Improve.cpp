@@ -7,10 +7,12 @@
 
 #include "Trace.h"
 
+#include "llvm/ADT/Hashing.h"
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #define DEBUG_TYPE "ovl-schedule"
 
@@ -23,10 +25,11 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                unsigned replays) {
   unsigned n = order.size();
   unsigned judged = 0;
-  llvm::SmallVector<unsigned> trial, moved, stayed;
-  // `order` with the op at `from` moved to position `at`, what it passes
-  // and depends on (or that depends on it), `along`, moved along.
-  auto moveTo = [&](unsigned from, unsigned at, const llvm::BitVector &along) {
+  llvm::SmallVector<unsigned> trial, earlier, moved, stayed;
+  // Into `out`, `order` with the op at `from` moved to position `at`, what
+  // it passes and depends on (or that depends on it), `along`, moved along.
+  auto moveTo = [&](unsigned from, unsigned at, const llvm::BitVector &along,
+                    llvm::SmallVectorImpl<unsigned> &out) {
     unsigned x = order[from];
     unsigned lo = std::min(from, at), hi = std::max(from, at);
     moved.clear();
@@ -34,17 +37,17 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
     for (unsigned i = lo; i <= hi; ++i)
       if (i != from)
         (along.test(order[i]) ? moved : stayed).push_back(order[i]);
-    trial.assign(order.begin(), order.begin() + lo);
+    out.assign(order.begin(), order.begin() + lo);
     if (at < from) {
-      llvm::append_range(trial, moved);
-      trial.push_back(x);
-      llvm::append_range(trial, stayed);
+      llvm::append_range(out, moved);
+      out.push_back(x);
+      llvm::append_range(out, stayed);
     } else {
-      llvm::append_range(trial, stayed);
-      trial.push_back(x);
-      llvm::append_range(trial, moved);
+      llvm::append_range(out, stayed);
+      out.push_back(x);
+      llvm::append_range(out, moved);
     }
-    trial.append(order.begin() + hi + 1, order.end());
+    out.append(order.begin() + hi + 1, order.end());
   };
   // A move may not make the transfers hold more from their inputs than
   // their share of the memory, or than they already do.
@@ -62,22 +65,44 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       llvm::BitVector after = graph.closure(x, /*up=*/false);
       std::optional<unsigned> bestAt;
       BlockOutcome best = outcome;
+      // Positions whose ops all move along give the same trial: judged
+      // again, it could beat neither `best` nor `outcome` (for the order
+      // itself) a second time. Such a trial still counts against the
+      // replays, so that the moves made are those of judging every one.
+      // The positions tried, by their trial's hash (rebuilt to compare,
+      // rather than kept: a large block's trials would take n^2 words).
+      std::unordered_multimap<size_t, unsigned> triedAt;
+      auto isRepeat = [&](unsigned at) {
+        if (llvm::equal(trial, order))
+          return true;
+        size_t hash = llvm::hash_combine_range(trial.begin(), trial.end());
+        auto [first, last] = triedAt.equal_range(hash);
+        for (auto it = first; it != last; ++it) {
+          moveTo(from, it->second, it->second < from ? before : after, earlier);
+          if (llvm::equal(earlier, trial))
+            return true;
+        }
+        triedAt.emplace(hash, at);
+        return false;
+      };
       for (unsigned at = 0; at < n && judged < replays; ++at) {
         // Next to an op that takes no time is where the op beyond it is.
         const Node &passed = graph.nodes[order[at]];
         if (at == from ||
             (passed.kind == NodeKind::Compute && passed.cost == 0))
           continue;
-        moveTo(from, at, at < from ? before : after);
-        BlockOutcome tried = judge(graph, trial, budget, simulation);
+        moveTo(from, at, at < from ? before : after, trial);
         ++judged;
-        if ((tried.overBudgetAt && !outcome.overBudgetAt) ||
-            (tried.overMemoryAt && !outcome.overMemoryAt) ||
+        if (isRepeat(at))
+          continue;
+        BlockOutcome judgement = judge(graph, trial, budget, simulation);
+        if ((judgement.overBudgetAt && !outcome.overBudgetAt) ||
+            (judgement.overMemoryAt && !outcome.overMemoryAt) ||
             graph.heldBytesPeak(trial) > heldLimit)
           continue;
-        if (tried.makespan < best.makespan &&
-            tried.makespan < outcome.makespan * (1 - kImproveGain)) {
-          best = tried;
+        if (judgement.makespan < best.makespan &&
+            judgement.makespan < outcome.makespan * (1 - kImproveGain)) {
+          best = judgement;
           bestAt = at;
         }
       }
@@ -87,7 +112,7 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                  << "[ovl-schedule] improve: " << NodeName{graph, x}
                  << " from position " << from << " to " << *bestAt << ", "
                  << outcome.makespan << " s -> " << best.makespan << " s\n");
-      moveTo(from, *bestAt, *bestAt < from ? before : after);
+      moveTo(from, *bestAt, *bestAt < from ? before : after, trial);
       order.assign(trial.begin(), trial.end());
       outcome = best;
       changed = true;

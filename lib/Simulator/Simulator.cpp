@@ -588,8 +588,8 @@ llvm::Error Simulation::prepareCollective(size_t index, StepInfo &info) {
     std::tie(info.roundsBegin, info.roundsEnd) = known->second;
     return llvm::Error::success();
   }
-  CollectivePlan plan = machine.planCollective(step.collective, step.bytes,
-                                               step.axes, step.direction);
+  const CollectivePlan &plan = machine.planCollective(
+      step.collective, step.bytes, step.axes, step.direction);
   info.roundsBegin = rounds.size();
   uint64_t slot = 1;
   for (const CollectiveRound &round : plan.rounds) {

@@ -23,13 +23,30 @@ std::vector<std::string> overlap::TargetCpu::featureFlags() const {
   return flags;
 }
 
-Expected<overlap::TargetCpu> overlap::lookupTargetCpu(StringRef name) {
-  TargetCpu cpu;
-  if (name == "native") {
-    cpu.name = sys::getHostCPUName().str();
-    cpu.features = sys::getHostCPUFeatures();
-    return cpu;
+overlap::TargetCpu overlap::hostCpu() {
+  return {sys::getHostCPUName().str(), sys::getHostCPUFeatures()};
+}
+
+/// LLVM's model of a CPU lists its features without those they imply
+/// (x86-64-v3 lists avx2 but not avx, x86-64-v4 avx512bw but not avx512f);
+/// code for the CPU may use them all.
+static StringMap<bool> modelFeatures(StringRef name) {
+  SmallVector<StringRef> listed;
+  X86::getFeaturesForCPU(name, listed);
+  StringMap<bool> features;
+  for (StringRef feature : listed) {
+    features[feature] = true;
+    X86::updateImpliedFeatures(feature, /*Enabled=*/true, features);
   }
+  return features;
+}
+
+Expected<overlap::TargetCpu> overlap::lookupTargetCpu(StringRef name,
+                                                      const TargetCpu &host) {
+  // The host's map is kept as cpuid reports it: it names every feature, the
+  // implied ones included, and clears those the OS does not enable.
+  if (name == "native")
+    return host;
   if (X86::parseArchX86(name, /*Only64Bit=*/true) == X86::CK_None) {
     // The nearest valid name, as a hint for a typo.
     SmallVector<StringRef> valid;
@@ -49,32 +66,61 @@ Expected<overlap::TargetCpu> overlap::lookupTargetCpu(StringRef name) {
         "; expected native or an x86-64 CPU name of LLVM, e.g. haswell, "
         "skylake-avx512, znver4, x86-64-v3");
   }
-  cpu.name = name.str();
-  SmallVector<StringRef> features;
-  X86::getFeaturesForCPU(name, features);
-  for (StringRef feature : features)
-    cpu.features[feature] = true;
-  return cpu;
+  return TargetCpu{name.str(), modelFeatures(name)};
+}
+
+/// The features of LLVM's CPU models that a host need not have to run code
+/// compiled for them: instructions about the machine rather than a
+/// computation, which code generation emits only for their intrinsics (and
+/// overlap's lowering calls none), and which hosts that run the rest of a
+/// CPU's instruction set often lack: hypervisors and microcode hide invpcid,
+/// TSX and rdseed, the OS may not enable sgx, shstk, pku or fsgsbase. (LLVM
+/// 22 has no `hle`.) A deny-list rather than an allow-list of instruction
+/// sets, so that a feature a later LLVM adds is checked: a missing entry
+/// then refuses a runnable target by name instead of letting code stop on
+/// an instruction the host lacks (SIGILL). Checked stay the x86-64 levels'
+/// sets, the vector extensions (AVX-512, AVX10, AMX, AVX-VNNI, ...), AMD's
+/// fma4, xop, sse4a and tbm, the scalar and crypto extensions (bmi, adx,
+/// aes, sha, gfni, ...), APX and the user-mode state saves (xsave, xsavec,
+/// xsaveopt).
+static bool isSystemFeature(StringRef feature) {
+  static constexpr StringLiteral systemFeatures[] = {
+      // Privileged, or for the OS to set up: TLB, MSRs, key and enclave
+      // management, shadow stacks, protection keys, user interrupts,
+      // profiling.
+      "enqcmd", "fsgsbase", "hreset", "invpcid", "kl", "lwp", "pconfig", "pku",
+      "sgx", "shstk", "uintr", "usermsr", "wbnoinvd", "widekl", "xsaves",
+      // Transactional memory.
+      "rtm", "tsxldtrk",
+      // Processor ids, tracing, waits and serialization.
+      "mwaitx", "ptwrite", "rdpid", "rdpru", "serialize", "waitpkg",
+      // Random numbers.
+      "rdrnd", "rdseed",
+      // Cache-line control and direct stores.
+      "cldemote", "clflushopt", "clwb", "clzero", "movdir64b", "movdiri",
+      "prefetchi"};
+  return llvm::is_contained(systemFeatures, feature);
 }
 
 std::vector<std::string> overlap::missingFeatures(const TargetCpu &cpu,
-                                                  const StringMap<bool> &host) {
+                                                  const TargetCpu &host) {
   std::vector<std::string> missing;
   for (const auto &feature : cpu.features) {
-    auto it = host.find(feature.getKey());
-    if (feature.getValue() && it != host.end() && !it->getValue())
+    auto it = host.features.find(feature.getKey());
+    if (feature.getValue() && it != host.features.end() && !it->getValue() &&
+        !isSystemFeature(feature.getKey()))
       missing.push_back(feature.getKey().str());
   }
   llvm::sort(missing);
   return missing;
 }
 
-Expected<overlap::TargetCpu> overlap::lookupRunnableTargetCpu(StringRef name) {
-  Expected<TargetCpu> cpu = lookupTargetCpu(name);
+Expected<overlap::TargetCpu>
+overlap::lookupRunnableTargetCpu(StringRef name, const TargetCpu &host) {
+  Expected<TargetCpu> cpu = lookupTargetCpu(name, host);
   if (!cpu)
     return cpu.takeError();
-  std::vector<std::string> missing =
-      missingFeatures(*cpu, sys::getHostCPUFeatures());
+  std::vector<std::string> missing = missingFeatures(*cpu, host);
   if (!missing.empty())
     return createStringError("this host cannot run code for target CPU '" +
                              name + "': it lacks " + join(missing, ", "));

@@ -14,6 +14,7 @@
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Support/CommandLine.h"
 #include "OverlapDialect/Support/PassOptionCheck.h"
+#include "OverlapDialect/Support/Progress.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -34,6 +35,17 @@ static llvm::cl::opt<std::string> outputFile("o",
                                              llvm::cl::desc("Output filename"),
                                              llvm::cl::value_desc("filename"),
                                              llvm::cl::init("-"));
+static llvm::cl::opt<bool>
+    quiet("quiet", llvm::cl::desc("Print no progress of long passes"));
+static llvm::cl::opt<bool> progress(
+    "progress",
+    llvm::cl::desc("Print the progress of long passes on stderr, a line a "
+                   "second at most, also when stderr is not a terminal (by "
+                   "default only when it is)"));
+static llvm::cl::opt<double> progressEvery(
+    "progress-every", llvm::cl::init(1),
+    llvm::cl::desc("Least seconds between two progress lines (default 1)"),
+    llvm::cl::value_desc("seconds"));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -51,6 +63,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "overlap-opt: error: " << optionError << "\n";
     return overlap::ExitUsage;
   }
+  if (quiet && progress) {
+    llvm::errs() << "overlap-opt: error: --quiet and --progress contradict "
+                    "each other\n";
+    return overlap::ExitUsage;
+  }
+  if (!(progressEvery >= 0 && progressEvery <= 3600)) {
+    llvm::errs() << "overlap-opt: error: --progress-every must be at least 0 "
+                    "and at most 3600 seconds\n";
+    return overlap::ExitUsage;
+  }
+  overlap::setProgressMode(quiet      ? overlap::ProgressMode::Never
+                           : progress ? overlap::ProgressMode::Always
+                                      : overlap::ProgressMode::Auto,
+                           progressEvery);
 
   std::string error;
   if (inputFile != "-" && !mlir::openInputFile(inputFile, &error)) {

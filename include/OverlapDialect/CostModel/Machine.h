@@ -179,10 +179,11 @@ struct MachineModel {
   /// the shard each device contributes for AllGather, the shard each device
   /// ends with for ReduceScatter, and the whole buffer each device holds for
   /// AllReduce; `direction` Unidirectional restricts the rings to one
-  /// direction.
-  CollectivePlan planCollective(CollectiveKind kind, double bytes,
-                                llvm::ArrayRef<int16_t> axes,
-                                RingDirection direction) const;
+  /// direction. Planned once per argument list; the reference stays valid
+  /// as long as the model.
+  const CollectivePlan &planCollective(CollectiveKind kind, double bytes,
+                                       llvm::ArrayRef<int16_t> axes,
+                                       RingDirection direction) const;
   double collectiveTime(CollectiveKind kind, double bytes,
                         llvm::ArrayRef<int16_t> axes,
                         RingDirection direction) const {
@@ -194,9 +195,19 @@ struct MachineModel {
   bool closes(llvm::ArrayRef<int16_t> ring) const;
 
 private:
+  CollectivePlan makePlan(CollectiveKind kind, double bytes,
+                          llvm::ArrayRef<int16_t> axes,
+                          RingDirection direction) const;
+
   /// Round times by their sends: a plan's rounds repeat, and the planner
   /// prices each candidate's.
   mutable std::map<std::vector<CollectiveSend>, double> roundTimes;
+  /// Plans by their arguments: the scheduler and the gate play the same
+  /// collectives in thousands of simulations.
+  mutable std::map<
+      std::tuple<CollectiveKind, double, std::vector<int16_t>, RingDirection>,
+      CollectivePlan>
+      plans;
 };
 
 /// Builds the model of a grid of `gridShape` on `hardware` (a built-in name or

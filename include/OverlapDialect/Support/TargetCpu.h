@@ -25,7 +25,10 @@ namespace overlap {
 struct TargetCpu {
   /// The LLVM CPU name (for `native`, the host's, e.g. `znver4`).
   std::string name;
-  /// LLVM feature names (`avx2`, `avx512f`, ...): true if the CPU has it.
+  /// LLVM feature names (`avx2`, `avx512f`, ...): true if code for the CPU
+  /// may use it. The one source of what the JIT compiles for, whether a host
+  /// can run it (missingFeatures) and which register tile it gets
+  /// (contractionTilesFor).
   llvm::StringMap<bool> features;
 
   bool has(llvm::StringRef feature) const { return features.lookup(feature); }
@@ -33,20 +36,33 @@ struct TargetCpu {
   std::vector<std::string> featureFlags() const;
 };
 
-/// The CPU called `name`: `native` (the host, with the features it
-/// reports) or an LLVM x86-64 CPU name (`haswell`, `skylake-avx512`,
-/// `x86-64-v3`, ...). An unknown name is an error listing some valid ones.
-llvm::Expected<TargetCpu> lookupTargetCpu(llvm::StringRef name);
+/// This host: LLVM's name for its CPU and the features cpuid reports and the
+/// OS enables (llvm::sys::getHostCPUFeatures; false for those it lacks).
+TargetCpu hostCpu();
 
-/// The features `cpu` has that `host` (as llvm::sys::getHostCPUFeatures
-/// reports them) lacks, sorted. Features the host map does not name are
-/// not counted: the host query only knows what cpuid can tell.
+/// The CPU called `name`: `native` (`host` as it is) or an LLVM x86-64 CPU
+/// name (`haswell`, `skylake-avx512`, `x86-64-v3`, ...) with the features of
+/// LLVM's model of it and every feature they imply (`x86-64-v3` lists avx2;
+/// its code may use avx too). An unknown name is an error listing some
+/// valid ones.
+llvm::Expected<TargetCpu> lookupTargetCpu(llvm::StringRef name,
+                                          const TargetCpu &host = hostCpu());
+
+/// The instruction-set features `cpu` has that `host` lacks, sorted: those
+/// code generation may use. System features (privileged, OS-enabled,
+/// transactional-memory, trace, power, random-number and cache-control
+/// instructions: invpcid, rtm, fsgsbase, sgx, rdseed, ...) are not counted:
+/// nothing overlap compiles uses them, and hosts that run the CPU's code
+/// often lack them (hypervisors and microcode hide them). Nor are features
+/// the host's map does not name: cpuid cannot tell.
 std::vector<std::string> missingFeatures(const TargetCpu &cpu,
-                                         const llvm::StringMap<bool> &host);
+                                         const TargetCpu &host);
 
-/// lookupTargetCpu, and an error naming the missing features if this host
+/// lookupTargetCpu, and an error naming the missing features if `host`
 /// cannot run code compiled for the CPU.
-llvm::Expected<TargetCpu> lookupRunnableTargetCpu(llvm::StringRef name);
+llvm::Expected<TargetCpu>
+lookupRunnableTargetCpu(llvm::StringRef name,
+                        const TargetCpu &host = hostCpu());
 
 /// The tile sizes of the contraction schedule: an MR x NR register tile of
 /// f32 accumulators, blocks of MC x NC x KC.
@@ -62,9 +78,10 @@ struct CacheSizes {
 /// The host's caches, or 32 KiB and 1 MiB where the OS does not say.
 CacheSizes hostCacheSizes();
 
-/// The tiles for `cpu`'s vector registers and caches of `caches`:
-/// AVX-512 (32 zmm of 16 f32): 8 x 32, 16 accumulators; AVX (16 ymm of 8):
-/// 6 x 16, 12 accumulators; SSE (16 xmm of 4): 6 x 8. KC (at most 512)
+/// The tiles for `cpu`'s vector registers and caches of `caches`: with
+/// avx512f (32 zmm of 16 f32), 8 x 32, 16 accumulators; else with avx (16
+/// ymm of 8; every later vector extension implies it), 6 x 16, 12
+/// accumulators; else SSE (16 xmm of 4), 6 x 8. KC (at most 512)
 /// makes a KC x NR panel of B fill at most the L1d; MC, a power of two,
 /// makes an MC x KC block of A at most a quarter of the L2; NC = 1024.
 ContractionTiles contractionTilesFor(const TargetCpu &cpu, CacheSizes caches);

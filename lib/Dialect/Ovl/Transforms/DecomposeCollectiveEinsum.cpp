@@ -19,6 +19,7 @@
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Dialect/Ovl/IR/OvlOps.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
+#include "OverlapDialect/Support/Progress.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -187,6 +188,9 @@ struct OvlDecomposeCollectiveEinsumPass
   using Base::Base;
 
   void runOnOperation() override {
+    overlap::Progress reporter(getArgument(), 0, "windows priced");
+    progress = &reporter;
+    priced = 0;
     alternatives.clear();
     SymbolTableCollection symbols;
     std::vector<Candidate> candidates;
@@ -319,6 +323,8 @@ private:
     FailureOr<CollectiveEstimate> estimate =
         estimateCollectiveForms(candidate.op, **machine, *machines,
                                 candidate.variants, context, &estimates, why);
+    ++priced;
+    progress->update(priced, llvm::formatv("{0} reused", estimates.hits).str());
     if (failed(estimate))
       candidate.unpriced = "the cost model cannot price it: " + why;
     else
@@ -428,6 +434,13 @@ private:
       if (candidate.form == CollectiveForm::Decomposed)
         for (Operation *einsum : candidate.einsums)
           takenBy[einsum] = &candidate;
+    // A candidate that cannot be decomposed any more is priced only for the
+    // form it is kept in, which the loops beside it in the last round that
+    // saw it decide: priced once, after the rounds, beside those (its
+    // estimates in the rounds before would be thrown away).
+    llvm::MapVector<Candidate *,
+                    SmallVector<std::pair<Operation *, DecomposeOptions>>>
+        keptBeside;
     // Each round adds a decomposition or changes a loop; the bound stops
     // loops that would trade variants back and forth.
     for (size_t round = 0;
@@ -447,6 +460,11 @@ private:
                     llvm::none_of(candidate.einsums, [&](Operation *einsum) {
                       return takenBy.contains(einsum);
                     });
+        if (!free) {
+          keptBeside[&candidate] = std::move(decomposed);
+          continue;
+        }
+        keptBeside.erase(&candidate);
         if (failed(estimate(candidate, symbols,
                             FormContext{asyncCollectives, decomposed, free},
                             candidate.besideLoops)))
@@ -481,8 +499,14 @@ private:
       if (!*changed)
         break;
     }
+    // Only the asynchronous choice and its remark read those estimates.
     if (!asyncCollectives)
       return success();
+    for (auto &[candidate, decomposed] : keptBeside)
+      if (failed(estimate(*candidate, symbols,
+                          FormContext{asyncCollectives, decomposed, false},
+                          candidate->besideLoops)))
+        return failure();
     llvm::DenseSet<Operation *> consumed = getConsumedGathers(candidates);
     for (Candidate &candidate : candidates) {
       if (candidate.form == CollectiveForm::Decomposed ||
@@ -772,5 +796,8 @@ private:
   /// The all_gathers decomposed with their reduce_scatter, for the remarks
   /// and the rewrites.
   llvm::DenseSet<Operation *> takenAlong;
+  /// The run's progress on stderr, and the windows it priced so far.
+  overlap::Progress *progress = nullptr;
+  uint64_t priced = 0;
 };
 } // namespace
