@@ -18,7 +18,9 @@ directory that holds a symlink to every top-level entry of the root and
 `build` linking to --build, so that the files the commands write land in
 the scratch directory and the tree stays clean. The blocks of one document
 run in order in one scratch directory (a later block may use the files of
-an earlier one); each document gets its own.
+an earlier one); each document gets its own. overlap-run's compile cache
+is the build's (`$OVERLAP_CACHE_DIR`, default: compile-cache in the build
+directory).
 
 A block without a language tag right after a block that runs (only blank
 lines between) is that block's output: the combined stdout and stderr must match
@@ -273,6 +275,9 @@ def main():
     build = os.path.abspath(args.build)
     if not os.path.isdir(os.path.join(build, "bin")):
         parser.error(f"{build} is not a build directory (no bin/)")
+    # overlap-run's compile cache: the build's, not the user's home.
+    os.environ.setdefault("OVERLAP_CACHE_DIR",
+                          os.path.join(build, "compile-cache"))
     files = args.files or ["README.md"] + sorted(
         "docs/" + n for n in os.listdir(os.path.join(root, "docs"))
         if n.endswith(".md"))

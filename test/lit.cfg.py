@@ -28,6 +28,15 @@ llvm_config.use_default_substitutions()
 # split-file, not, count and FileCheck come from the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# overlap-run's compile cache (docs/Runtime.md): the suite's own, emptied
+# when a run starts, never the user's ~/.cache. The tests of one run share
+# it, so each program is compiled once per run; the cache's own tests
+# (Runtime/compile-cache.test) use folders of their own.
+import shutil
+compile_cache = os.path.join(config.test_exec_root, "compile-cache")
+shutil.rmtree(compile_cache, ignore_errors=True)
+config.environment["OVERLAP_CACHE_DIR"] = compile_cache
+
 tool_dirs = [config.overlap_tools_dir, config.llvm_tools_dir]
 tools = ["overlap-opt", "overlap-run", "overlap-sim", "mlir-translate", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -58,7 +67,6 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
 
 # Two "hosts" on this machine (Runtime/mpi/two-hosts.test): network
 # namespaces joined by a veth pair, which needs root, ip(8) and unshare(1).
-import shutil
 if (os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare")
         and "openmpi" in config.available_features):
     probe = "ovlprobe%d" % os.getpid()

@@ -4,12 +4,18 @@
 // and output as an identity-layout memref owned by the host: inputs enter as
 // `bufferization.to_tensor` and results are materialized in the output
 // buffers, so no allocation crosses the host boundary. The wrapper has a C
-// interface, called through the ExecutionEngine's packed entry point with
-// one memref descriptor per tensor.
+// interface, called through a packed entry point with one memref descriptor
+// per tensor.
 //
 // Code generation follows bench/matmul (README.md there): the host CPU and
 // its features, -O3 for both the LLVM IR optimizer and the code generator,
 // and a heap that keeps freed memory (see keepFreedMemory).
+//
+// The compile makes an object file, as MLIR's ExecutionEngine does inside,
+// but does not hand it straight to a JIT: the object is what the compile
+// cache (CompileCache.h) keeps, so that a hit skips the lowering pipeline
+// and code generation, and a fresh object and a cached one are linked the
+// same way (loadObject).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +25,7 @@
 #include "OverlapDialect/Analysis/EntryFunction.h"
 #include "OverlapDialect/Analysis/PeakMemory.h"
 
+#include "OverlapDialect/Conversion/Passes.h"
 #include "OverlapDialect/Pipelines/Pipelines.h"
 #include "OverlapDialect/Support/TargetCpu.h"
 #include "ovlrt/CInterface.h"
@@ -27,15 +34,27 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <mutex>
@@ -48,6 +67,7 @@ using namespace mlir;
 using namespace overlap;
 
 static constexpr llvm::StringLiteral kWrapperName = "__ovl_entry";
+static constexpr llvm::StringLiteral kPackedEntryName = "__ovl_entry_packed";
 
 static llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -171,6 +191,163 @@ static void buildWrapper(ModuleOp module, func::FuncOp entry) {
   func::ReturnOp::create(builder, loc);
 }
 
+/// Adds `kPackedEntryName(ptr descriptors)`, which calls the wrapper's C
+/// interface with the memref descriptor pointers of the array it is given:
+/// one function type for every program.
+static void addPackedEntry(llvm::Module &module) {
+  llvm::Function *wrapper =
+      module.getFunction(("_mlir_ciface_" + kWrapperName).str());
+  assert(wrapper && "the wrapper has a C interface");
+  llvm::IRBuilder<> builder(module.getContext());
+  auto *type = llvm::FunctionType::get(builder.getVoidTy(), builder.getPtrTy(),
+                                       /*isVarArg=*/false);
+  auto *packed = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, kPackedEntryName, module);
+  builder.SetInsertPoint(
+      llvm::BasicBlock::Create(module.getContext(), "entry", packed));
+  SmallVector<llvm::Value *> args;
+  for (auto [i, arg] : llvm::enumerate(wrapper->args())) {
+    llvm::Value *slot =
+        builder.CreateConstGEP1_64(builder.getPtrTy(), packed->getArg(0), i);
+    args.push_back(builder.CreateLoad(arg.getType(), slot));
+  }
+  builder.CreateCall(wrapper, args);
+  builder.CreateRetVoid();
+}
+
+/// Lowers `module` with `pm`, translates it to LLVM IR, optimizes it and
+/// compiles it for `machine`, as MLIR's ExecutionEngine would (with the
+/// optimizing transformer of `optLevel`), into an object file.
+static llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+compileObject(ModuleOp module, PassManager &pm, llvm::TargetMachine &machine,
+              unsigned optLevel) {
+  if (failed(pm.run(module)))
+    return makeError("lowering to the LLVM dialect failed");
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return makeError("could not translate the lowered program to LLVM IR");
+  // The JIT runs no initializers (loadObject); none are ever lowered.
+  if (llvmModule->getNamedGlobal("llvm.global_ctors") ||
+      llvmModule->getNamedGlobal("llvm.global_dtors"))
+    return makeError("the lowered program has global constructors or "
+                     "destructors, which the runner does not run");
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  addPackedEntry(*llvmModule);
+  if (llvm::Error error = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                    &machine)(llvmModule.get()))
+    return std::move(error);
+  return llvm::orc::SimpleCompiler(machine)(*llvmModule);
+}
+
+/// The runtime's C entry points, and the helpers the lowered code calls.
+static llvm::orc::SymbolMap
+runtimeSymbols(llvm::orc::MangleAndInterner &interner) {
+  llvm::orc::SymbolMap symbols;
+  for (const ovlrt::CSymbol &symbol : ovlrt::getCInterfaceSymbols())
+    symbols[interner(symbol.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+        llvm::JITSymbolFlags::Exported};
+  // Copies between buffers of different layouts lower to this helper.
+  symbols[interner("memrefCopy")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+      llvm::JITSymbolFlags::Exported};
+  return symbols;
+}
+
+/// A JIT holding `object`, its references resolved to the runtime's
+/// symbols and this process's libraries, as MLIR's ExecutionEngine links
+/// (RuntimeDyld, the GDB and perf listeners); freshly compiled and cached
+/// objects alike go through it.
+static llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>>
+loadObject(std::unique_ptr<llvm::MemoryBuffer> object,
+           llvm::orc::JITTargetMachineBuilder machineBuilder,
+           const llvm::DataLayout &dataLayout) {
+  auto createLinkingLayer = [](llvm::orc::ExecutionSession &session)
+      -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+    auto layer = std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+        session, [](const llvm::MemoryBuffer &) {
+          return std::make_unique<llvm::SectionMemoryManager>();
+        });
+    layer->registerJITEventListener(
+        *llvm::JITEventListener::createGDBRegistrationListener());
+    if (llvm::JITEventListener *perf =
+            llvm::JITEventListener::createPerfJITEventListener())
+      layer->registerJITEventListener(*perf);
+    return layer;
+  };
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(machineBuilder))
+                 .setDataLayout(dataLayout)
+                 .setObjectLinkingLayerCreator(createLinkingLayer)
+                 // No initializers to run (compileObject), so no platform
+                 // to compile.
+                 .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+                 .create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &library = (*jit)->getMainJITDylib();
+  llvm::orc::MangleAndInterner interner(library.getExecutionSession(),
+                                        (*jit)->getDataLayout());
+  if (llvm::Error error =
+          library.define(llvm::orc::absoluteSymbols(runtimeSymbols(interner))))
+    return std::move(error);
+  if (llvm::Error error = (*jit)->addObjectFile(std::move(object)))
+    return std::move(error);
+  return std::move(*jit);
+}
+
+/// What the object depends on besides the module and the options: the
+/// code of overlap's lowering, of the runtime whose entry points it calls,
+/// of MLIR and of LLVM (a rebuild of any of them changes it).
+static const std::string &identifyCompiler() {
+  static const std::string identity = identifyCode(
+      {reinterpret_cast<const void *>(&buildWrapper),
+       reinterpret_cast<const void *>(&overlap::buildOvlToLLVMPipeline),
+       reinterpret_cast<const void *>(&ovl::createOvlLowerToRuntimePass),
+       reinterpret_cast<const void *>(&ovlrt::getCInterfaceSymbols),
+       reinterpret_cast<const void *>(&translateModuleToLLVMIR),
+       reinterpret_cast<const void *>(&llvm::sys::getProcessTriple)});
+  return identity;
+}
+
+/// The cache key of `module` (with its wrapper) lowered by `pm` and
+/// compiled for `cpu` at `optLevel` (docs/Runtime.md lists what counts).
+static CacheKey makeCacheKey(ModuleOp module, PassManager &pm,
+                             const overlap::TargetCpu &cpu, unsigned optLevel) {
+  CacheKeyBuilder key;
+  // Changes with the entry's format.
+  key.add("format", "1");
+  key.add("overlap", OVERLAP_VERSION_STRING);
+  key.add("llvm", LLVM_VERSION_STRING);
+  key.add("code", identifyCompiler());
+  key.add("triple", llvm::sys::getProcessTriple());
+  key.add("cpu", cpu.name);
+  key.add("features", llvm::join(cpu.featureFlags(), ","));
+  key.add("opt-level", std::to_string(optLevel));
+  // Every pass with its options; the contraction tiles depend on the
+  // host's caches besides the options.
+  key.addPrinted("pipeline",
+                 [&](raw_ostream &os) { pm.printAsTextualPipeline(os); });
+  overlap::ContractionTiles tiles =
+      overlap::contractionTilesFor(cpu, overlap::hostCacheSizes());
+  key.add("tiles", llvm::formatv("{0} {1} {2} {3} {4}", tiles.mr, tiles.nr,
+                                 tiles.mc, tiles.nc, tiles.kc)
+                       .str());
+  // Generic form, with locations: the runtime's error messages name the
+  // source positions of the collectives.
+  key.addPrinted("module", [&](raw_ostream &os) {
+    module->print(os, OpPrintingFlags()
+                          .printGenericOpForm()
+                          .enableDebugInfo(/*enable=*/true,
+                                           /*prettyForm=*/false)
+                          .assumeVerified());
+  });
+  return key.finish();
+}
+
 llvm::Expected<std::unique_ptr<Program>>
 Program::compile(ModuleOp module, const CompileOptions &options) {
   // A program whose devices would not communicate alike deadlocks or
@@ -218,17 +395,6 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
   if (!cpu)
     return cpu.takeError();
 
-  buildWrapper(module, entry);
-  PassManager pm(module.getContext());
-  OvlToLLVMPipelineOptions lowering;
-  lowering.targetCpu = options.targetCpu;
-  buildOvlToLLVMPipeline(pm, lowering);
-  if (failed(pm.run(module)))
-    return makeError("lowering to the LLVM dialect failed");
-
-  static std::once_flag heapConfigured;
-  std::call_once(heapConfigured, keepFreedMemory);
-
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   // What detectHost does, with the target's CPU and features instead of
@@ -237,8 +403,6 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
       llvm::Triple(llvm::sys::getProcessTriple())};
   machineBuilder.setCPU(cpu->name);
   machineBuilder.addFeatures(cpu->featureFlags());
-  // On the builder: ExecutionEngineOptions::jitCodeGenOptLevel does not
-  // reach a TargetMachine handed to ExecutionEngine::create.
   std::optional<llvm::CodeGenOptLevel> codeGenLevel =
       llvm::CodeGenOpt::getLevel(options.optLevel);
   if (!codeGenLevel)
@@ -248,36 +412,49 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
   auto targetMachine = machineBuilder.createTargetMachine();
   if (!targetMachine)
     return targetMachine.takeError();
-  // `engineOptions.transformer` is a function_ref: `transformer` must outlive
-  // ExecutionEngine::create, which optimizes the module before returning.
-  auto transformer =
-      makeOptimizingTransformer(options.optLevel,
-                                /*sizeLevel=*/0, targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  auto engine =
-      ExecutionEngine::create(module, engineOptions, std::move(*targetMachine));
-  if (!engine)
-    return engine.takeError();
-  program->engine = std::move(*engine);
-  program->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    for (const ovlrt::CSymbol &symbol : ovlrt::getCInterfaceSymbols())
-      symbols[interner(symbol.name)] = {
-          llvm::orc::ExecutorAddr::fromPtr(symbol.address),
-          llvm::JITSymbolFlags::Exported};
-    // Copies between buffers of different layouts lower to this helper.
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  program->engine->initialize();
-  auto entryPoint =
-      program->engine->lookupPacked(("_mlir_ciface_" + kWrapperName).str());
+
+  buildWrapper(module, entry);
+  PassManager pm(module.getContext());
+  OvlToLLVMPipelineOptions lowering;
+  lowering.targetCpu = options.targetCpu;
+  buildOvlToLLVMPipeline(pm, lowering);
+
+  std::optional<CompileCache> cache;
+  CacheKey key;
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  if (!options.cache.dir.empty()) {
+    cache.emplace(options.cache);
+    key = makeCacheKey(module, pm, *cpu, options.optLevel);
+    object = cache->load(key);
+  }
+  if (object) {
+    program->cacheUse = CacheUse::Hit;
+  } else {
+    auto compiled =
+        compileObject(module, pm, **targetMachine, options.optLevel);
+    if (!compiled)
+      return compiled.takeError();
+    object = std::move(*compiled);
+    if (cache) {
+      program->cacheUse = CacheUse::Miss;
+      cache->store(key, object->getBuffer());
+    }
+  }
+  if (cache)
+    program->cacheWarnings = cache->getWarnings();
+
+  static std::once_flag heapConfigured;
+  std::call_once(heapConfigured, keepFreedMemory);
+
+  auto jit = loadObject(std::move(object), std::move(machineBuilder),
+                        (*targetMachine)->createDataLayout());
+  if (!jit)
+    return jit.takeError();
+  program->jit = std::move(*jit);
+  auto entryPoint = program->jit->lookup(kPackedEntryName);
   if (!entryPoint)
     return entryPoint.takeError();
-  program->entry = *entryPoint;
+  program->entry = entryPoint->toPtr<void (*)(void **)>();
   return std::move(program);
 }
 
@@ -309,12 +486,8 @@ void Program::invoke(llvm::MutableArrayRef<HostTensor> inputs,
     descriptors.push_back(describe(tensor));
   for (HostTensor &tensor : outputs)
     descriptors.push_back(describe(tensor));
-  // The C interface takes a pointer per descriptor; packing passes a
-  // pointer to each argument.
-  std::vector<void *> pointers, args;
+  std::vector<void *> pointers;
   for (std::vector<int64_t> &words : descriptors)
     pointers.push_back(words.data());
-  for (void *&pointer : pointers)
-    args.push_back(&pointer);
-  entry(args.data());
+  entry(pointers.data());
 }

@@ -129,6 +129,7 @@ static void printJson(const RunReport &report, raw_ostream &os) {
       {"devices", report.devices},
       {"transport", report.transport},
       {"compile_seconds", report.compileSeconds},
+      {"compile_cache", stringifyCacheUse(report.compileCache)},
       {"run_seconds", report.runSeconds},
       {"target_cpu", report.targetCpu},
       {"register_tile", json::Array{report.tileRows, report.tileColumns}},
@@ -137,6 +138,9 @@ static void printJson(const RunReport &report, raw_ostream &os) {
       {"step_seconds_min", sorted.front()},
       {"step_seconds", json::Array(run.stepSeconds)},
   };
+  if (report.referenceCompileCache)
+    result["reference_compile_cache"] =
+        stringifyCacheUse(*report.referenceCompileCache);
   if (const std::optional<Comparison> &comparison = report.comparison) {
     json::Object compared{
         {"reference", report.referencePath},
@@ -185,10 +189,15 @@ static void printText(const RunReport &report, raw_ostream &os) {
   std::sort(sorted.begin(), sorted.end());
   os << formatv("{0}: @{1} on {2} devices ({3})\n", report.programPath,
                 report.entryName, report.devices, report.transport);
-  os << formatv("  compile {0:f3} s, run {1:f3} s, for {2} (register tile "
-                "{3}x{4})\n",
-                report.compileSeconds, report.runSeconds, report.targetCpu,
-                report.tileRows, report.tileColumns);
+  std::string cache = ("cache " + stringifyCacheUse(report.compileCache)).str();
+  if (report.referenceCompileCache)
+    cache += (", reference cache " +
+              stringifyCacheUse(*report.referenceCompileCache))
+                 .str();
+  os << formatv("  compile {0:f3} s ({1}), run {2:f3} s, for {3} (register "
+                "tile {4}x{5})\n",
+                report.compileSeconds, cache, report.runSeconds,
+                report.targetCpu, report.tileRows, report.tileColumns);
   os << formatv("  step time: median {0:f3} ms, min {1:f3} ms over {2} "
                 "step(s)\n",
                 sorted[sorted.size() / 2] * 1e3, sorted.front() * 1e3,

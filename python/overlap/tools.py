@@ -26,7 +26,7 @@ def tool_path(name):
     """Path of the tool `name` (overlap-run, overlap-sim, overlap-opt)."""
     directory = os.environ.get("OVERLAP_BIN") or os.path.join(
         REPO_ROOT, "build", "bin")
-    path = os.path.join(directory, name)
+    path = os.path.abspath(os.path.join(directory, name))
     if not os.path.exists(path):
         raise Error("%s not found in %s: build the project or set OVERLAP_BIN"
                     % (name, directory))
@@ -95,13 +95,20 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
     type; `rtol_relative_to` "tensor-scale", the default, or "element") or
     `Error` is raised. Each input array must have its argument's dtype, or
     another width of the same kind holding only values exact in it.
+    `extra_args`: more overlap-run flags; it runs in a temporary directory,
+    so a path among them must be absolute. Programs run before come from
+    overlap-run's compile cache (docs/Runtime.md).
     """
     np = _numpy()
     if inputs is not None:
         _check_device_count(text, inputs)
     with tempfile.TemporaryDirectory(prefix="overlap-run-") as tmp:
-        program = _write_program(tmp, "program.mlir", text)
-        args = [tool_path("overlap-run"), program]
+        # Run from `tmp` with relative names: the programs' locations (which
+        # the compiled code keeps for its error messages) are then the same
+        # in every call, so that overlap-run's compile cache finds a text
+        # run before.
+        _write_program(tmp, "program.mlir", text)
+        args = [tool_path("overlap-run"), "program.mlir"]
         outdir = os.path.join(tmp, "outputs")
         os.mkdir(outdir)
         args += ["--save-outputs", outdir, "--json"]
@@ -116,8 +123,8 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
         else:
             args += ["--seed", str(seed or 0)]
         if reference is not None:
-            args += ["--reference",
-                     _write_program(tmp, "reference.mlir", reference)]
+            _write_program(tmp, "reference.mlir", reference)
+            args += ["--reference", "reference.mlir"]
         if entry:
             args += ["--entry", entry]
         if timeout is not None:
@@ -130,7 +137,7 @@ def run(text, inputs=None, reference=None, entry=None, seed=None,
             args += ["--rtol-relative-to", str(rtol_relative_to)]
         args += list(extra_args)
         proc = subprocess.run(args, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, cwd=tmp)
         if proc.returncode != 0:
             what = {1: "outputs differ from the reference"}.get(
                 proc.returncode, "overlap-run failed (exit %d)"

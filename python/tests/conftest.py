@@ -7,6 +7,12 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 import pytest  # noqa: E402
 
+# overlap-run's compile cache (docs/Runtime.md): the build's, not the
+# user's home.
+os.environ.setdefault("OVERLAP_CACHE_DIR", os.path.join(os.path.dirname(
+    os.path.abspath(os.environ.get("OVERLAP_BIN")
+                    or os.path.join(REPO, "build", "bin"))), "compile-cache"))
+
 
 # Under the sanitizers (scripts/sanitize.sh; CMake sets OVERLAP_SANITIZED)
 # every case takes about ten times its plain time, and the sanitizers look

@@ -35,6 +35,22 @@ def test_run_overlapped_with_reference(mlp_1d_text):
         np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-4)
 
 
+def test_run_reuses_the_compile_cache(mlp_1d_text, tmp_path, monkeypatch):
+    # Every call writes the program to a new temporary folder; the compiled
+    # code keeps the program's locations, so the same text must be at the
+    # same path for the second call to take the first's object from
+    # overlap-run's compile cache rather than store a second one.
+    monkeypatch.setenv("OVERLAP_CACHE_DIR", str(tmp_path))
+    ins = inputs()
+    first = overlap.run(mlp_1d_text, ins)
+    entries = sorted(tmp_path.glob("*.ovlobj"))
+    assert len(entries) == 1
+    second = overlap.run(mlp_1d_text, ins)
+    assert sorted(tmp_path.glob("*.ovlobj")) == entries
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a[0], b[0])
+
+
 def test_run_reference_mismatch(mlp_1d_text):
     wrong = mlp_1d_text.replace("arith.maximumf", "arith.minimumf")
     with pytest.raises(overlap.Error, match="differ"):

@@ -7,8 +7,10 @@
 // every output on every device: the equivalence oracle for transformations.
 // Under MPI, rank 0 gathers the outputs, compares, saves and prints.
 //
-// Before it makes the inputs it checks that the host has the memory the
-// run needs (Runner/Report.h), and it reports the compile and run times.
+// A program compiled before comes from the compile cache
+// (Runner/CompileCache.h): nothing is lowered or compiled again. Before it
+// makes the inputs it checks that the host has the memory the run needs
+// (Runner/Report.h), and it reports the compile and run times.
 //
 // Exit status (of every rank): 0 when the run succeeded (and the outputs
 // match the reference), 1 when they do not match or a program does not
@@ -138,6 +140,17 @@ static cl::opt<std::string> targetCpu(
              "one whose features this host lacks is refused"),
     cl::cat(category));
 
+static cl::opt<bool>
+    noCache("no-cache",
+            cl::desc("Compile without the compile cache: neither read nor "
+                     "write it"),
+            cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("The compile cache's folder (default: $OVERLAP_CACHE_DIR, else "
+             "$XDG_CACHE_HOME/overlap, else ~/.cache/overlap)"),
+    cl::value_desc("DIR"), cl::cat(category));
+
 static cl::opt<bool> verifyCollectives(
     "verify-collectives", cl::init(true),
     cl::desc("Refuse a program whose devices would not communicate alike "
@@ -177,8 +190,11 @@ static double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Compiles the program at `path` with `cache`, printing the cache's
+/// warnings when `warn`.
 static Expected<std::unique_ptr<Program>>
-compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
+compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry,
+            const CompileCacheOptions &cache, bool warn) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   auto file = MemoryBuffer::getFileOrSTDIN(path);
@@ -199,9 +215,13 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry) {
   options.optLevel = optLevel;
   options.verifyCollectives = verifyCollectives;
   options.targetCpu = targetCpu;
+  options.cache = cache;
   auto program = Program::compile(*module, options);
   if (!program)
     return makeProgramError(path + ": " + toString(program.takeError()));
+  for (const std::string &warning : (*program)->getCacheWarnings())
+    if (warn)
+      errs() << "overlap-run: warning: " << warning << "\n";
   return std::move(*program);
 }
 
@@ -239,18 +259,21 @@ struct Setup {
 };
 
 static Expected<Setup> prepare(mlir::MLIRContext &context,
+                               const CompileCacheOptions &cache,
                                const MpiSession *mpi) {
   Setup setup;
+  // The ranks meet the same cache: one says what went wrong.
+  bool warn = !mpi || mpi->isRoot();
   auto compileStart = std::chrono::steady_clock::now();
-  auto program = compileFile(context, inputFile, entryName);
+  auto program = compileFile(context, inputFile, entryName, cache, warn);
   if (!program)
     return program.takeError();
   setup.program = std::move(*program);
   int64_t numDevices = setup.program->getNumDevices();
   if (!referenceFile.empty()) {
-    auto reference =
-        compileFile(context, referenceFile,
-                    referenceEntry.empty() ? entryName : referenceEntry);
+    auto reference = compileFile(
+        context, referenceFile,
+        referenceEntry.empty() ? entryName : referenceEntry, cache, warn);
     if (!reference)
       return reference.takeError();
     setup.reference = std::move(*reference);
@@ -294,6 +317,9 @@ static int report(const Setup &setup, const LaunchResult &run,
   summary.devices = setup.program->getNumDevices();
   summary.transport = transport;
   summary.compileSeconds = setup.compileSeconds;
+  summary.compileCache = setup.program->getCacheUse();
+  if (setup.reference)
+    summary.referenceCompileCache = setup.reference->getCacheUse();
   summary.runSeconds = runSeconds;
   // Checked runnable in main.
   TargetCpu cpu = cantFail(lookupTargetCpu(targetCpu));
@@ -355,6 +381,21 @@ int main(int argc, char **argv) {
     fatal(formatv("--repeat must be at least 1, not {0}", int64_t(repeat)));
   if (Expected<TargetCpu> cpu = lookupRunnableTargetCpu(targetCpu); !cpu)
     fatal("--target-cpu: " + toString(cpu.takeError()));
+  Expected<CompileCacheOptions> cache = compileCacheOptionsFromEnvironment();
+  if (!cache)
+    fatal(toString(cache.takeError()));
+  if (noCache && cacheDir.getNumOccurrences())
+    fatal("--no-cache and --cache-dir exclude each other");
+  if (cacheDir.getNumOccurrences() && cacheDir.empty())
+    fatal("--cache-dir needs a folder");
+  if (noCache)
+    cache->dir.clear();
+  else if (!cacheDir.empty())
+    cache->dir = cacheDir;
+  else if (cache->dir.empty())
+    errs() << "overlap-run: warning: no folder for the compile cache (no "
+              "home directory): set OVERLAP_CACHE_DIR; compiling without "
+              "it\n";
   std::unique_ptr<MpiSession> mpi;
   if (transport == "mpi") {
     // Checked before the ranks wait for each other with this timeout.
@@ -377,7 +418,7 @@ int main(int argc, char **argv) {
   mlir::registerLLVMDialectTranslation(registry);
   mlir::MLIRContext context(registry);
 
-  Expected<Setup> setup = prepare(context, mpi.get());
+  Expected<Setup> setup = prepare(context, *cache, mpi.get());
   if (mpi) {
     // Every rank must leave the same way, so they agree first. Ranks
     // usually fail alike (same files): then rank 0 alone reports.

@@ -2,15 +2,17 @@
 //-*-===//
 //
 // Takes an ovl module on tensors through the `ovl-to-llvm` pipeline and
-// MLIR's ExecutionEngine, and calls its entry function for one device with
-// host tensors. Devices are the callers' threads (or processes): the
-// collectives inside go through `ovlrt::currentDevice()`.
+// LLVM's code generator to an object file (or takes the object from the
+// compile cache), links it into an ORC JIT, and calls its entry function
+// for one device with host tensors. Devices are the callers' threads (or
+// processes): the collectives inside go through `ovlrt::currentDevice()`.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef OVERLAPDIALECT_RUNNER_PROGRAM_H
 #define OVERLAPDIALECT_RUNNER_PROGRAM_H
 
+#include "OverlapDialect/Runner/CompileCache.h"
 #include "OverlapDialect/Runner/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -21,9 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace mlir {
-class ExecutionEngine;
-} // namespace mlir
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 
 namespace overlap {
 
@@ -37,14 +39,18 @@ struct CompileOptions {
   /// The CPU to compile for (overlap::lookupTargetCpu): `native` or an LLVM
   /// x86-64 CPU name; refused if this host cannot run its code.
   std::string targetCpu = "native";
+  /// The compile cache; none when its folder is empty (the default).
+  CompileCacheOptions cache;
 };
 
 /// An ovl program compiled for the CPU runtime.
 class Program {
 public:
   /// Checks `module` with verifyCollectiveConsistency (the devices must
-  /// communicate alike; unless options.verifyCollectives is false), lowers
-  /// it in place and JIT-compiles it. The entry function must
+  /// communicate alike; unless options.verifyCollectives is false), adds
+  /// the entry's wrapper, then takes the object from the cache or lowers
+  /// the module in place, compiles it and stores the object in the cache,
+  /// and links the object into a JIT. The entry function must
   /// take and return statically shaped tensors of the runtime's element
   /// types; the number of devices is the size of the module's grids (which
   /// must agree), 1 without a grid. Pass failures are reported through the
@@ -61,6 +67,12 @@ public:
   /// results and intermediates, as ovl::estimatePeakMemory models them);
   /// 0 when that could not be estimated.
   int64_t getPeakBytesPerDevice() const { return peakBytes; }
+  /// Whether the object came from the compile cache.
+  CacheUse getCacheUse() const { return cacheUse; }
+  /// What went wrong with the compile cache (which never fails a compile).
+  const std::vector<std::string> &getCacheWarnings() const {
+    return cacheWarnings;
+  }
 
   /// Runs the entry function once on the calling thread's device. The
   /// program may overwrite its inputs in place (One-Shot Bufferize treats
@@ -71,11 +83,14 @@ public:
 private:
   Program() = default;
 
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// Takes the address of each input's and output's memref descriptor.
   void (*entry)(void **) = nullptr;
   std::string entryName;
   int64_t numDevices = 1;
   int64_t peakBytes = 0;
+  CacheUse cacheUse = CacheUse::Off;
+  std::vector<std::string> cacheWarnings;
   std::vector<TensorType> inputTypes, outputTypes;
 };
 

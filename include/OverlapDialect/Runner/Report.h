@@ -48,6 +48,9 @@ struct RunReport {
   /// Seconds spent compiling the program and the reference, and running
   /// every step of both.
   double compileSeconds = 0, runSeconds = 0;
+  /// Whether the compile cache held the program (and the reference).
+  CacheUse compileCache = CacheUse::Off;
+  std::optional<CacheUse> referenceCompileCache;
   /// The CPU the code was compiled for (the host's with --target-cpu
   /// native) and the register tile of its contractions (rows x columns of
   /// f32 accumulators), which follow its vector registers.
