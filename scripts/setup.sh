@@ -20,6 +20,8 @@ packages=(
   python3-numpy python3-matplotlib python3-pytest
   # Other x86-64 hosts (AVX2 only, no AVX) for Runtime/emulated-hosts.test.
   qemu-user
+  # A rank stopped inside an MPI call for Runtime/mpi/lost-in-creation.mlir.
+  gdb
   "$@"
 )
 

@@ -2,6 +2,7 @@
 # lit configuration of the overlap test suite.
 
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -44,7 +45,13 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # The MPI transport (Runtime/mpi, `REQUIRES: mpi`): overlap-run under mpirun
 # needs the plugin, built when CMake found an MPI, and that MPI's mpiexec.
 # %mpirun starts it behind a timeout, so that a hang fails one test instead
-# of stalling the suite.
+# of stalling the suite. The timeout is no measure of speed: the slowest
+# job, gpt-train-step.test's (4 ranks each compiling two GPT training steps
+# at -O0), takes 17 s on 2 cores already busy (load 7), 32 s beside two
+# CPU-bound processes and 37 s with another of the suite's jobs beside it
+# too (scripts/stress-tests.sh runs the MPI tests so); 300 s is 8 times
+# that.
+mpirun_timeout_seconds = 300
 if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
         and config.mpiexec and os.path.exists(config.mpiexec)):
     mpirun = [config.mpiexec]
@@ -57,13 +64,32 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
         config.available_features.add("openmpi")
         config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
         config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+        # The transports, named rather than probed: ob1 over shared memory
+        # (vader) between the ranks of this machine, TCP on the loopback
+        # only as its fallback, and the launcher's channel on the loopback.
+        # Probing also opens InfiniBand and libfabric components and every
+        # network interface. Shared memory copies through its own segments
+        # (no single copy by process_vm_readv, which containers' seccomp
+        # profiles refuse). Environment variables, not mpirun flags: the
+        # two-hosts test's script sets its own (TCP between namespaces).
+        config.environment["OMPI_MCA_pml"] = "ob1"
+        config.environment["OMPI_MCA_btl"] = "self,vader,tcp"
+        config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+        config.environment["OMPI_MCA_btl_tcp_if_include"] = "lo"
+        config.environment["OMPI_MCA_oob_tcp_if_include"] = "lo"
     config.available_features.add("mpi")
     # Under scripts/sanitize.sh the ranks find the sanitizer runtime by
     # their rpath; Open MPI's launcher, not instrumented, is kept from it
     # (its own heap-use-after-free would end the run).
     prefix = "env -u LD_PRELOAD " if "LD_PRELOAD" in config.environment else ""
-    config.substitutions.append(("%mpirun",
-                                 prefix + "timeout 60 " + " ".join(mpirun)))
+    config.substitutions.append(
+        ("%mpirun", prefix + "timeout %d " % mpirun_timeout_seconds +
+         " ".join(mpirun)))
+
+# A debugger that stops a rank inside an MPI call
+# (Runtime/mpi/lost-in-creation.mlir); scripts/setup.sh installs gdb.
+if shutil.which("gdb"):
+    config.available_features.add("gdb")
 
 # Two "hosts" on this machine (Runtime/mpi/two-hosts.test): network
 # namespaces joined by a veth pair, which needs root, ip(8) and unshare(1).

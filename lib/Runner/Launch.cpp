@@ -43,9 +43,8 @@ LaunchResult overlap::launchOnThreads(const Program &program,
   int64_t steps = std::max<int64_t>(options.repeat, 1);
   LaunchResult result;
   result.outputs.resize(devices);
-  std::vector<std::vector<Clock::time_point>> starts(
-      devices, std::vector<Clock::time_point>(steps)),
-      ends = starts;
+  // Grow step by step, so that memory follows the steps run.
+  std::vector<std::vector<Clock::time_point>> starts(devices), ends(devices);
 
   ovlrt::WorldOptions world = options.world;
   world.numDevices = devices;
@@ -58,9 +57,9 @@ LaunchResult overlap::launchOnThreads(const Program &program,
     for (int64_t step = 0; step < steps; ++step) {
       std::vector<HostTensor> stepInputs = inputs[id];
       barrier.arriveAndWait();
-      starts[id][step] = Clock::now();
+      starts[id].push_back(Clock::now());
       program.invoke(stepInputs, outputs);
-      ends[id][step] = Clock::now();
+      ends[id].push_back(Clock::now());
     }
     result.outputs[id] = std::move(outputs);
   });

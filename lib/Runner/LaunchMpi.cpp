@@ -100,6 +100,13 @@ MpiSession::Agreement MpiSession::agree(bool succeeded, double timeoutSeconds) {
   return {anyFailed[0] == 0, anyFailed[1] == 0};
 }
 
+void MpiSession::waitUntilWatched(double timeoutSeconds) {
+  double hostWait = getHostWaitSeconds(timeoutSeconds);
+  plugin.awaitHeartbeats(hostWait);
+  // Once every rank has heard all the others.
+  plugin.barrier(hostWait);
+}
+
 LaunchResult MpiSession::launch(const Program &program,
                                 const std::vector<HostTensor> &inputs,
                                 const LaunchOptions &options) {
@@ -111,13 +118,17 @@ LaunchResult MpiSession::launch(const Program &program,
   std::vector<HostTensor> outputs;
   for (const TensorType &type : program.getOutputTypes())
     outputs.emplace_back(type);
-  std::vector<double> seconds(steps);
+  // Grows step by step: a run of many steps that is stopped early (a job
+  // that loses a rank) does not first spend seconds zeroing the times of
+  // steps it never runs, during which no rank would look at its peers.
+  std::vector<double> seconds;
   plugin.barrier(hostWait);
   for (int64_t step = 0; step < steps; ++step) {
     std::vector<HostTensor> stepInputs = inputs;
     Clock::time_point start = Clock::now();
     program.invoke(stepInputs, outputs);
-    seconds[step] = std::chrono::duration<double>(Clock::now() - start).count();
+    seconds.push_back(
+        std::chrono::duration<double>(Clock::now() - start).count());
     // Also lines the ranks up for the next step.
     plugin.endProgram(device);
   }

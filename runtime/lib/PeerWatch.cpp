@@ -51,9 +51,7 @@ bool PeerWatch::everyLivePeerReported(Clock::time_point now) const {
   return true;
 }
 
-int64_t PeerWatch::numHeard() const {
-  int64_t count = 0;
-  for (int64_t i = 0, e = static_cast<int64_t>(peers.size()); i < e; ++i)
-    count += i != self && peers[i].last;
-  return count;
+bool PeerWatch::hasHeard(int64_t peer) const {
+  return peer >= 0 && peer < static_cast<int64_t>(peers.size()) &&
+         peer != self && peers[peer].last.has_value();
 }

@@ -33,7 +33,9 @@ protected:
 const ExitedWithCode kFatal(kFatalExitCode);
 
 /// Runs a world whose device 0 does `first` and whose other devices do
-/// `second`, with a short timeout.
+/// `second`. They disagree, which is reported as soon as they meet: the
+/// timeout only has to outlast how far the threads drift apart on a loaded
+/// machine, or a device would be reported missing instead.
 void runSplit(int64_t devices, const std::function<void(Device &)> &first,
               const std::function<void(Device &)> &second) {
   runWorld(
@@ -41,7 +43,7 @@ void runSplit(int64_t devices, const std::function<void(Device &)> &first,
       [&](Device &device) {
         device.id() == 0 ? first(device) : second(device);
       },
-      /*timeoutSeconds=*/0.3);
+      /*timeoutSeconds=*/30);
 }
 
 void allGatherOf(Device &device, std::vector<int64_t> inSizes, int64_t dim,

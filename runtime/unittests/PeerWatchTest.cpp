@@ -44,7 +44,7 @@ TEST(PeerWatchTest, TheLongestSilentPeerIsNamed) {
 TEST(PeerWatchTest, NeverHeardIsLeftToTheTimeouts) {
   PeerWatch watch(/*self=*/0, /*size=*/2, milliseconds(10));
   EXPECT_FALSE(watch.check(Clock::time_point() + std::chrono::hours(1)));
-  EXPECT_EQ(watch.numHeard(), 0);
+  EXPECT_FALSE(watch.hasHeard(1));
   EXPECT_TRUE(watch.everyLivePeerReported(Clock::time_point()));
 }
 
@@ -87,7 +87,10 @@ TEST(PeerWatchTest, ReportsOfSelfOrOfStrangersAreIgnored) {
   watch.heard(-1, t0, kNone, false);
   watch.heard(0, t0, /*reportsLost=*/1, false);
   EXPECT_FALSE(watch.check(t0 + milliseconds(50)));
-  EXPECT_EQ(watch.numHeard(), 1);
+  EXPECT_TRUE(watch.hasHeard(1));
+  EXPECT_FALSE(watch.hasHeard(0));
+  EXPECT_FALSE(watch.hasHeard(5));
+  EXPECT_FALSE(watch.hasHeard(-1));
 }
 
 TEST(PeerWatchTest, EveryLivePeerReported) {

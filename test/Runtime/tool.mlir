@@ -5,10 +5,14 @@
 // RUN: not overlap-run %s --entry main --inputs %t/missing 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not overlap-run %s --entry main --reference %s --reference-entry thrice -O0 | FileCheck %s --check-prefix=STRICT
 // RUN: overlap-run %s --entry main --reference %s --reference-entry thrice --rtol 0 --atol 10 | FileCheck %s --check-prefix=LOOSE
+// RUN: overlap-run %s --entry main --ready-file %t/ready | FileCheck %s --check-prefix=READY
+// RUN: test -f %t/ready && test ! -s %t/ready
+// RUN: not overlap-run %s --entry main --ready-file %t/missing/ready 2>&1 | FileCheck %s --check-prefix=READY-BAD
 
 // overlap-run's interface: --json, --repeat, --save-outputs and --inputs
 // (.npy files round-trip), --reference-entry, a clear error for a missing
-// input file, -O0, and --rtol/--atol overriding the default tolerance.
+// input file, -O0, --rtol/--atol overriding the default tolerance, and
+// --ready-file (an empty file; a clear error where it cannot be written).
 
 // JSON: "devices": 2,
 // JSON: "entry": "main",
@@ -31,6 +35,9 @@
 // LOOSE: reference {{.*}}tool.mlir: equal
 
 // MISSING: overlap-run: error: cannot read {{.*}}missing{{/|\\}}device0_input0.npy
+
+// READY: @main on 2 devices (threads)
+// READY-BAD: overlap-run: error: cannot write {{.*}}missing{{/|\\}}ready: {{[Nn]}}o such file or directory
 
 shard.grid @pair(shape = 2)
 func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {

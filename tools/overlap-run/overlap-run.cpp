@@ -105,6 +105,13 @@ static cl::opt<double>
               cl::desc("MPI: seconds without a heartbeat after which a rank is "
                        "reported lost (0: only the timeout finds lost ranks)"),
               cl::cat(category));
+static cl::opt<std::string> readyFile(
+    "ready-file",
+    cl::desc("Write this empty file once every device is about to run its "
+             "first step (with mpi: rank 0 writes it once every rank's "
+             "heartbeat hears all the others), for scripts that act on a "
+             "running job"),
+    cl::value_desc("PATH"), cl::cat(category));
 static cl::opt<int64_t> repeat("repeat", cl::init(1),
                                cl::desc("Steps to run and time"),
                                cl::cat(category));
@@ -307,6 +314,15 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
   return setup;
 }
 
+/// Creates --ready-file, empty.
+static Error writeReadyFile() {
+  std::error_code ec;
+  raw_fd_ostream file(readyFile, ec);
+  if (ec)
+    return makeUsageError("cannot write " + readyFile + ": " + ec.message());
+  return Error::success();
+}
+
 /// Compares, saves and prints the results of a run; returns the exit
 /// status.
 static int report(const Setup &setup, const LaunchResult &run,
@@ -433,6 +449,20 @@ int main(int argc, char **argv) {
     }
   } else if (!setup) {
     return reportError(setup.takeError());
+  }
+
+  if (!readyFile.empty()) {
+    if (!mpi) {
+      if (Error error = writeReadyFile())
+        return reportError(std::move(error));
+    } else {
+      mpi->waitUntilWatched(timeout);
+      Error error = mpi->isRoot() ? writeReadyFile() : Error::success();
+      bool failed = bool(error);
+      if (!mpi->agree(!failed, timeout).everyRank)
+        return mpi->finish(failed ? reportError(std::move(error)) : ExitUsage,
+                           timeout);
+    }
   }
 
   LaunchOptions launch;

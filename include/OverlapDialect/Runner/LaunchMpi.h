@@ -54,6 +54,12 @@ public:
   };
   Agreement agree(bool succeeded, double timeoutSeconds);
 
+  /// Returns once every rank has called it and, with the heartbeat on,
+  /// every rank's heartbeat has heard all the others: a rank lost from
+  /// then on is named within the lost-after window. Waits up to the host's
+  /// wait (see agree()).
+  void waitUntilWatched(double timeoutSeconds);
+
   /// Runs `program` once per step on this rank's device; `inputs` are this
   /// rank's and are not modified. The program must run on size() devices.
   /// Rank 0 gets every device's outputs (by rank) and the step times, each

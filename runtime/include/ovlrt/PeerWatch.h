@@ -61,8 +61,9 @@ public:
   /// own verdict, and the job may end.
   bool everyLivePeerReported(Clock::time_point now) const;
 
-  /// The peers heard from at least once.
-  int64_t numHeard() const;
+  /// Whether `peer` has beaten at least once (false for `self` and for
+  /// devices outside [0, size)): from then on its silence is noticed.
+  bool hasHeard(int64_t peer) const;
 
 private:
   struct Peer {

@@ -195,6 +195,18 @@ std::optional<PeerWatch::Loss> Heartbeat::check() {
   return watch->check(Clock::now());
 }
 
+std::optional<int64_t> Heartbeat::unheardPeer() {
+  if (!thread.joinable())
+    return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex);
+  // Exactly the peers that beat have addresses (begin()).
+  for (int64_t peer = 0, e = static_cast<int64_t>(peerAddresses.size());
+       peer < e; ++peer)
+    if (!peerAddresses[peer].empty() && !watch->hasHeard(peer))
+      return peer;
+  return std::nullopt;
+}
+
 void Heartbeat::announceAbort() {
   if (!thread.joinable())
     return;

@@ -67,6 +67,9 @@ public:
 
   /// A lost peer, if any (PeerWatch::check at the current time).
   std::optional<PeerWatch::Loss> check();
+  /// A peer that beats (it published a port) but has not been heard from
+  /// yet, if any; none while the heartbeat is off.
+  std::optional<int64_t> unheardPeer();
   /// Remembers that this rank reports `device` lost; the beats say so from
   /// the next announce() on.
   void noteLost(int64_t device) { reportedLost = device; }

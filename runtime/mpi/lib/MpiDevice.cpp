@@ -9,8 +9,9 @@
 //   the same call keeps the blocking creation from ever waiting for a
 //   member that does not come, and keeps calls of other groups (or of no
 //   group, on ranks that skip one) from mismatching it, which MPI_Comm_split
-//   over the world could not. The price: a group's first call, even a
-//   permute start, waits for all of its members.
+//   over the world could not; a member lost during the creation is found
+//   by a thread that watches the heartbeat meanwhile. The price: a group's
+//   first call, even a permute start, waits for all of its members.
 // - A collective sends its descriptor to every member (tag 2 * step + 1)
 //   and checks theirs, then all-gathers the members' packed contributions
 //   (MPI_Iallgather of bytes) and combines them in group-index order with
@@ -190,9 +191,14 @@ void MpiDevice::meetGroup(GroupState &group, const Call &call, int64_t step) {
   world.check(MPI_Group_incl(worldGroup, static_cast<int>(ranks.size()),
                              ranks.data(), &subgroup),
               id(), call.op, "making a group");
-  world.check(
-      MPI_Comm_create_group(MPI_COMM_WORLD, subgroup, kCreateTag, &group.comm),
-      id(), call.op, "creating a group's communicator");
+  // Every member has arrived, but one may still be lost (or the network to
+  // it fail) before the blocking creation completes.
+  int code = world.callWatched(
+      timeoutSeconds, id(), call.op, "creating the group's communicator", [&] {
+        return MPI_Comm_create_group(MPI_COMM_WORLD, subgroup, kCreateTag,
+                                     &group.comm);
+      });
+  world.check(code, id(), call.op, "creating a group's communicator");
   MPI_Group_free(&subgroup);
   MPI_Group_free(&worldGroup);
   world.check(MPI_Comm_set_errhandler(group.comm, MPI_ERRORS_RETURN), id(),

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -145,14 +146,20 @@ static void abortJob(const char *message) {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (initialized && !finalized) {
-    World::get().announceAbort();
-    // MPI_Abort asks the launcher to end the job; a launcher cut off by
-    // the failure that is being reported may never do it.
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::seconds(10));
-      std::_Exit(kFatalExitCode);
-    }).detach();
-    MPI_Abort(MPI_COMM_WORLD, kFatalExitCode);
+    World &world = World::get();
+    world.announceAbort();
+    // MPI is the main thread's (MPI_THREAD_FUNNELED). A watchdog reports
+    // while the main thread is inside a blocking MPI call: this process
+    // then ends alone, and the launcher, which sees it fail, ends the job.
+    if (world.isMpiThread()) {
+      // MPI_Abort asks the launcher to end the job; a launcher cut off by
+      // the failure that is being reported may never do it.
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::seconds(10));
+        std::_Exit(kFatalExitCode);
+      }).detach();
+      MPI_Abort(MPI_COMM_WORLD, kFatalExitCode);
+    }
   }
   std::_Exit(kFatalExitCode);
 }
@@ -160,25 +167,36 @@ static void abortJob(const char *message) {
 FatalHandler ovlrt::mpi::getAbortHandler() { return abortJob; }
 
 namespace {
-/// Ends the process if a blocking MPI call that waits for every rank
-/// (MPI_Init, MPI_Finalize) has not returned within the timeout: MPI offers
-/// no timed form of them, and a rank that never starts, or dies first,
-/// would keep the others in them for ever.
+/// Watches a blocking MPI call that waits for other ranks (MPI_Init,
+/// MPI_Finalize, MPI_Comm_create_group): MPI offers no timed form of them,
+/// and a rank that never comes, or is lost inside, would keep the others
+/// in them for ever. Until destroyed, a thread calls `watch` (if any) every
+/// 10 ms, which ends the process if it finds a reason to, and `expired`
+/// once `seconds` have passed, which ends it.
 class Watchdog {
 public:
-  Watchdog(double seconds, const char *call) {
-    thread = std::thread([this, seconds, call] {
-      std::unique_lock<std::mutex> lock(mutex);
-      if (wake.wait_for(lock, std::chrono::duration<double>(seconds),
-                        [this] { return done; }))
-        return;
-      std::fprintf(stderr,
-                   "ovlrt: error: %s did not return within %s s (a rank "
-                   "did not start or was lost, or the launcher cannot "
-                   "reach it)\n",
-                   call, formatSeconds(seconds).c_str());
-      std::fflush(stderr);
-      std::_Exit(kFatalExitCode);
+  Watchdog(double seconds, std::function<void()> expired,
+           std::function<void()> watch = nullptr) {
+    thread = std::thread([this, seconds, expired = std::move(expired),
+                          watch = std::move(watch)] {
+      Clock::time_point deadline = deadlineAfter(seconds);
+      while (true) {
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          Clock::time_point until =
+              watch ? std::min(deadline,
+                               Clock::now() + std::chrono::milliseconds(10))
+                    : deadline;
+          if (wake.wait_until(lock, until, [this] { return done; }))
+            return;
+        }
+        if (Clock::now() >= deadline) {
+          expired();
+          std::_Exit(kFatalExitCode);
+        }
+        if (watch)
+          watch();
+      }
     });
   }
   ~Watchdog() {
@@ -196,19 +214,35 @@ private:
   bool done = false;
   std::thread thread;
 };
+
+/// The expiry of MPI_Init's and MPI_Finalize's watchdogs, which run where
+/// the fatal handler cannot abort the job.
+std::function<void()> endUnreturned(double seconds, const char *call) {
+  return [seconds, call] {
+    std::fprintf(stderr,
+                 "ovlrt: error: %s did not return within %s s (a rank "
+                 "did not start or was lost, or the launcher cannot "
+                 "reach it)\n",
+                 call, formatSeconds(seconds).c_str());
+    std::fflush(stderr);
+    std::_Exit(kFatalExitCode);
+  };
+}
 } // namespace
 
 void World::initialize(double lostAfterSeconds, double timeout) {
   if (initialized)
     fatal("internal error: the MPI transport was initialized twice");
   timeoutSeconds = timeout;
+  mpiThread = std::this_thread::get_id();
   setFatalHandler(abortJob);
   // Only the host's main thread calls MPI, but the host has other threads
   // (the JIT's, the heartbeat's).
   int provided = MPI_THREAD_SINGLE;
   int code;
   {
-    Watchdog watchdog(timeoutSeconds, "MPI_Init_thread");
+    Watchdog watchdog(timeoutSeconds,
+                      endUnreturned(timeoutSeconds, "MPI_Init_thread"));
     code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
   if (code != MPI_SUCCESS)
@@ -270,7 +304,8 @@ void World::finalize() {
         "freeing the control communicator");
   int code;
   {
-    Watchdog watchdog(timeoutSeconds, "MPI_Finalize");
+    Watchdog watchdog(timeoutSeconds,
+                      endUnreturned(timeoutSeconds, "MPI_Finalize"));
     code = MPI_Finalize();
   }
   check(code, worldRank, {}, "finalizing MPI");
@@ -293,6 +328,19 @@ void World::checkPeers(int64_t device, const OpInfo &op) {
   fatal(device, op,
         "device " + std::to_string(loss->device) + " is lost: " + how +
             " (its process ended, or the network to it failed)");
+}
+
+int World::callWatched(double timeoutSeconds, int64_t device, const OpInfo &op,
+                       const char *what, const std::function<int()> &call) {
+  Watchdog watchdog(
+      timeoutSeconds,
+      [&] {
+        fatal(device, op,
+              "timed out after " + formatSeconds(timeoutSeconds) + " s " +
+                  what);
+      },
+      [&] { checkPeers(device, op); });
+  return call();
 }
 
 void World::check(int code, int64_t device, const OpInfo &op,
@@ -419,4 +467,16 @@ void World::waitHost(MPI_Request &request, double timeoutSeconds,
     fatal(worldRank, {},
           "timed out after " + formatSeconds(timeoutSeconds) +
               " s waiting for every rank to reach the " + what);
+}
+
+void World::awaitHeartbeats(double timeoutSeconds) {
+  OpInfo op{"waiting for the heartbeats of every rank", nullptr};
+  bool heard = waitUntil(deadlineAfter(timeoutSeconds), worldRank, op,
+                         [&] { return !heartbeat.unheardPeer(); });
+  if (std::optional<int64_t> peer = heartbeat.unheardPeer(); !heard && peer)
+    fatal(worldRank, {},
+          "timed out after " + formatSeconds(timeoutSeconds) +
+              " s waiting for a heartbeat from device " +
+              std::to_string(*peer) +
+              " (UDP datagrams between the ranks may be blocked)");
 }

@@ -26,10 +26,12 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <functional>
 #include <list>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -151,8 +153,23 @@ public:
 
   /// Ends the job if the heartbeat knows of a lost peer.
   void checkPeers(int64_t device, const OpInfo &op);
+  /// Returns `call()`, a blocking MPI call that waits for other ranks and
+  /// has no timed form (creating a group's communicator), while another
+  /// thread asks the heartbeat for lost peers every 10 ms: one lost, or the
+  /// call still running after `timeoutSeconds` (`what` says what it was
+  /// doing), ends the process with the same report a wait would make.
+  int callWatched(double timeoutSeconds, int64_t device, const OpInfo &op,
+                  const char *what, const std::function<int()> &call);
+  /// Whether the calling thread is the one that initialized MPI, the only
+  /// one that may call it (MPI_THREAD_FUNNELED).
+  bool isMpiThread() const { return std::this_thread::get_id() == mpiThread; }
   /// Called by the fatal handler before it aborts the job.
   void announceAbort() { heartbeat.announceAbort(); }
+
+  /// Waits until the heartbeat has heard every peer that beats (at once if
+  /// it is off), so that any of them lost from then on is noticed; ends the
+  /// job naming one that stays unheard for `timeoutSeconds`.
+  void awaitHeartbeats(double timeoutSeconds);
 
   /// Waits for a non-blocking operation on behalf of the host (barrier,
   /// reduction, gather); ends the job naming `what` if it does not complete
@@ -170,6 +187,7 @@ private:
   void startHeartbeat(double lostAfterSeconds);
 
   int64_t worldRank = 0, worldSize = 1, period = 16383, run = 0;
+  std::thread::id mpiThread;
   double timeoutSeconds = 30;
   bool initialized = false;
   MPI_Comm control = MPI_COMM_NULL;

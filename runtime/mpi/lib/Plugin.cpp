@@ -76,6 +76,10 @@ static void gather(const void *data, int64_t bytes, void *out,
   world.waitHost(request, timeoutSeconds, "gathering of the outputs");
 }
 
+static void awaitHeartbeats(double timeoutSeconds) {
+  World::get().awaitHeartbeats(timeoutSeconds);
+}
+
 static void finalize() { World::get().finalize(); }
 
 extern "C" __attribute__((visibility("default"))) const OvlrtMpiPlugin *
@@ -93,6 +97,7 @@ ovlrt_mpi_plugin(void) {
       barrier,
       allReduceMax,
       gather,
+      awaitHeartbeats,
       finalize,
   };
   return &plugin;

@@ -30,8 +30,9 @@
 
 /// Bumped whenever the table below or ovlrt::Device's virtual functions
 /// change (the host's Device member functions call the plugin's overrides
-/// through their vtable slots). 3: asynchronous collectives.
-#define OVLRT_MPI_PLUGIN_VERSION 3
+/// through their vtable slots). 3: asynchronous collectives; 4:
+/// awaitHeartbeats.
+#define OVLRT_MPI_PLUGIN_VERSION 4
 
 extern "C" {
 
@@ -79,6 +80,11 @@ struct OvlrtMpiPlugin {
   /// be the same on every rank.
   void (*gather)(const void *data, int64_t bytes, void *out,
                  double timeoutSeconds);
+  /// Waits until this rank's heartbeat has heard every other rank that
+  /// beats (returns at once with the heartbeat off), so that a rank lost
+  /// from then on is reported within `lostAfterSeconds`; a rank not heard
+  /// from within `timeoutSeconds` ends the job.
+  void (*awaitHeartbeats)(double timeoutSeconds);
   /// Finalizes MPI. Call once, after every device has been destroyed.
   void (*finalize)(void);
 };

@@ -1,27 +1,26 @@
 #!/bin/sh
-# two-namespaces.sh [--cut-link AFTER FOR] COMMAND...
+# two-namespaces.sh [--cut-link READY] COMMAND...
 #
 # Runs COMMAND (an Open MPI mpirun line) as if on two hosts: two network
 # namespaces of this machine joined by a veth pair, two slots each, with
 # Open MPI's daemons and transport on TCP over that pair only. With
-# --cut-link, the link stops carrying packets AFTER seconds into the run
-# (counted from when both ranks of the second host have opened the UDP
-# socket of overlap-run's heartbeat, after MPI_Init) and carries them again FOR
-# seconds after the command first prints (a rank reports the failure; at
-# the latest 60 s after the cut), so that the launcher can clean up. The
-# cut lasts until it is reported, however long the ranks take to compile
-# before their first wait; the command's output is therefore printed when
-# it ends.
+# --cut-link, the link stops carrying packets once the file READY exists
+# (overlap-run --ready-file: every rank is about to run its steps and hears
+# every other's heartbeat), and carries them again once no overlap-run is
+# left on the second host (its ranks report the loss, then abort, and their
+# abort's watchdog ends them, as their launcher cannot reach them; at the
+# latest 60 s after the cut), so that their output reaches the launcher and
+# it can clean up.
 # Each side's route to the other becomes a blackhole, as when a cable or a
 # switch between two hosts fails. (Taking an interface down instead makes
 # the kernel refuse that side's sends at once, which Open MPI's TCP
 # transport reports and aborts on by itself.) Needs root, ip(8) and
 # unshare(1). Everything it creates is removed on exit.
 set -eu
-cut_after="" cut_for=""
+ready=""
 if [ "${1:-}" = "--cut-link" ]; then
-  cut_after=$2 cut_for=$3
-  shift 3
+  ready=$2
+  shift 2
 fi
 id=$$
 a=ovl${id}a b=ovl${id}b
@@ -69,33 +68,25 @@ export OMPI_MCA_btl=tcp,self
 export OMPI_MCA_btl_tcp_if_include="${net}0/24"
 export OMPI_MCA_oob_tcp_if_include="${net}0/24"
 
-if [ -n "$cut_after" ]; then
-  (until [ "$(ip netns exec "$b" ss -uanpH 2>/dev/null |
-               grep -c overlap-run)" -ge 2 ]; do sleep 0.2; done
-   sleep "$cut_after"
+if [ -n "$ready" ]; then
+  (until [ -e "$ready" ]; do sleep 0.1; done
    ip -n "$a" route add blackhole "${net}2/32"
    ip -n "$b" route add blackhole "${net}1/32"
    tries=0
-   until [ -s "$work/out" ] || [ "$tries" -ge 600 ]; do
+   while [ "$tries" -lt 600 ] &&
+         ip netns pids "$b" | xargs -r ps -o comm= -p | grep -qx overlap-run; do
      sleep 0.1
      tries=$((tries + 1))
    done
-   sleep "$cut_for"
    ip -n "$a" route del blackhole "${net}2/32"
    ip -n "$b" route del blackhole "${net}1/32") &
   cutter=$!
 fi
 status=0
-if [ -n "$cut_after" ]; then
-  ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" \
-    >"$work/out" 2>&1 || status=$?
-  cat "$work/out"
-else
-  ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
-    status=$?
-fi
-# A run that ended before the cut (or never connected) leaves the cutter
+ip netns exec "$a" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$a" "$@" ||
+  status=$?
+# A run that ended before the cut (or never started) leaves the cutter
 # waiting: the namespaces go with it.
-if [ -n "$cut_after" ]; then kill "$cutter" 2>/dev/null || true; fi
+if [ -n "$ready" ]; then kill "$cutter" 2>/dev/null || true; fi
 wait
 exit $status
