@@ -28,8 +28,10 @@ struct ScheduleGraph;
 /// takes along the ops it needs that it passes (they go right before it,
 /// in their order), a done moved down the ops that need it; so a start can
 /// go above the einsum that computes what it sends. Spends at most
-/// `replays` judgements on the block. `outcome` is the judgement of
-/// `order`, updated.
+/// `replays` judgements on the block; a trial order that repeats the order
+/// or another trial of the same op's sweep counts as one without being
+/// judged again (it cannot win). `outcome` is the judgement of `order`,
+/// updated.
 void improve(const ScheduleGraph &graph, llvm::SmallVectorImpl<unsigned> &order,
              BlockOutcome &outcome, int budget,
              const BlockSimulation *simulation, unsigned replays);
