@@ -29,10 +29,11 @@ if ! [[ $rounds =~ ^[1-9][0-9]*$ ]]; then
   echo "stress-tests: --rounds must be a positive integer, not '$rounds'" >&2
   exit 2
 fi
-build=$(cd "$build" 2>/dev/null && pwd) || {
+if ! absolute=$(cd "$build" 2>/dev/null && pwd); then
   echo "stress-tests: no build directory $build (scripts/build.sh makes it)" >&2
   exit 2
-}
+fi
+build=$absolute
 cache=$build/CMakeCache.txt
 if [ ! -f "$cache" ] || [ ! -f "$build/test/lit.site.cfg.py" ]; then
   echo "stress-tests: $build is not a configured build directory" >&2
@@ -40,6 +41,7 @@ if [ ! -f "$cache" ] || [ ! -f "$build/test/lit.site.cfg.py" ]; then
 fi
 lit=$(sed -n 's/^LLVM_EXTERNAL_LIT:[A-Z]*=//p' "$cache")
 python=$(sed -n 's/^OVERLAP_PYTHON_TEST_INTERPRETER:[A-Z]*=//p' "$cache")
+python=${python:-/usr/bin/python3}
 runtime_tests=$build/runtime/OvlRuntimeTests
 
 markers='%mpirun|%two-hosts|timeout|--lost-after|--link-(bandwidth|latency)'
@@ -54,6 +56,8 @@ while IFS= read -r test; do
   py_tests+=("$test")
 done < <(cd "$root" && grep -lE -e "$py_markers" python/tests/test_*.py | sort)
 
+# lit's line for a test that did not pass: "FAIL: OVERLAP :: name (3 of 16)".
+failed_result='^\(FAIL\|XPASS\|UNRESOLVED\|TIMEOUT\): OVERLAP :: \(.*\) ([0-9]* of [0-9]*)$'
 logs=$(mktemp -d "${TMPDIR:-/tmp}/stress-tests.XXXXXX")
 burners=()
 cleanup() {
@@ -76,14 +80,16 @@ for round in $(seq "$rounds"); do
   started=$SECONDS
   log=$logs/round$round.log
   failures=()
-  (cd "$root" && "$lit" -v --time-tests -j2 "${lit_tests[@]}") > "$log" 2>&1 ||
-    true
+  : > "$log"
+  if [ "${#lit_tests[@]}" -gt 0 ]; then
+    (cd "$root" && "$lit" -v --time-tests -j2 "${lit_tests[@]}") > "$log" 2>&1 ||
+      true
+  fi
   round_passed=$(grep -c '^PASS: ' "$log" || true)
   unsupported=$(grep -c '^UNSUPPORTED: ' "$log" || true)
   while IFS= read -r name; do
     failures+=("$name")
-  done < <(sed -n 's/^\(FAIL\|XPASS\|UNRESOLVED\|TIMEOUT\): OVERLAP :: //p' \
-             "$log")
+  done < <(sed -n "s/$failed_result/\\2/p" "$log")
   # lit itself failing (or a test it did not report) is a failure too.
   missing=$((${#lit_tests[@]} - round_passed - unsupported - ${#failures[@]}))
   if [ "$missing" -gt 0 ]; then

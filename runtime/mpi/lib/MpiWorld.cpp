@@ -171,8 +171,8 @@ namespace {
 /// MPI_Finalize, MPI_Comm_create_group): MPI offers no timed form of them,
 /// and a rank that never comes, or is lost inside, would keep the others
 /// in them for ever. Until destroyed, a thread calls `watch` (if any) every
-/// 10 ms, which ends the process if it finds a reason to, and `expired`
-/// once `seconds` have passed, which ends it.
+/// 10 ms, which ends the process if it finds a reason to, and once
+/// `seconds` have passed, `expired` (which reports) and ends the process.
 class Watchdog {
 public:
   Watchdog(double seconds, std::function<void()> expired,
@@ -215,9 +215,10 @@ private:
   std::thread thread;
 };
 
-/// The expiry of MPI_Init's and MPI_Finalize's watchdogs, which run where
-/// the fatal handler cannot abort the job.
-std::function<void()> endUnreturned(double seconds, const char *call) {
+/// The report of MPI_Init's and MPI_Finalize's watchdogs, which expire
+/// where the fatal handler cannot abort the job (the watchdog then ends the
+/// process).
+std::function<void()> reportUnreturned(double seconds, const char *call) {
   return [seconds, call] {
     std::fprintf(stderr,
                  "ovlrt: error: %s did not return within %s s (a rank "
@@ -225,7 +226,6 @@ std::function<void()> endUnreturned(double seconds, const char *call) {
                  "reach it)\n",
                  call, formatSeconds(seconds).c_str());
     std::fflush(stderr);
-    std::_Exit(kFatalExitCode);
   };
 }
 } // namespace
@@ -242,7 +242,7 @@ void World::initialize(double lostAfterSeconds, double timeout) {
   int code;
   {
     Watchdog watchdog(timeoutSeconds,
-                      endUnreturned(timeoutSeconds, "MPI_Init_thread"));
+                      reportUnreturned(timeoutSeconds, "MPI_Init_thread"));
     code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
   if (code != MPI_SUCCESS)
@@ -305,7 +305,7 @@ void World::finalize() {
   int code;
   {
     Watchdog watchdog(timeoutSeconds,
-                      endUnreturned(timeoutSeconds, "MPI_Finalize"));
+                      reportUnreturned(timeoutSeconds, "MPI_Finalize"));
     code = MPI_Finalize();
   }
   check(code, worldRank, {}, "finalizing MPI");
