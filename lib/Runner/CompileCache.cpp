@@ -184,8 +184,8 @@ std::string overlap::identifyCode(ArrayRef<const void *> addresses) {
 static constexpr StringLiteral kMagic = "OVLOBJ1\n";
 static constexpr size_t kHeaderSize = 8 + 32 + 8 + 32;
 static constexpr StringLiteral kEntrySuffix = ".ovlobj";
-/// Temporary files are `<key>.ovlobj.tmp-XXXXXXXX`; those older than this
-/// belong to a writer that died.
+/// Temporary files are `<key>.ovlobj.tmp-` and 8 random characters; those
+/// older than this belong to a writer that died.
 static constexpr StringLiteral kTemporaryMarker = ".tmp-";
 static constexpr std::chrono::hours kStaleTemporary(1);
 

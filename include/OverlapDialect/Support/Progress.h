@@ -45,8 +45,6 @@ public:
 
   /// `done` of the total are done; `detail` says more (may be empty).
   void update(uint64_t done, llvm::StringRef detail = {});
-  /// The total changed (work found on the way).
-  void setTotal(uint64_t newTotal) { total = newTotal; }
 
 private:
   void print(llvm::StringRef detail);
