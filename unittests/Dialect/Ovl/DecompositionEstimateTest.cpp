@@ -248,14 +248,14 @@ TEST(DecompositionEstimateCacheTest, RepeatedWindowsArePricedOnce) {
   llvm::Expected<const MachineModel *> model = machines.get({4});
   ASSERT_TRUE(static_cast<bool>(model));
   FormContext async{true, {}, true};
-  auto price = [&](AllGatherOp gather, CollectiveEstimateCache *cache) {
+  auto price = [&](AllGatherOp gather, PricingCache *cache) {
     std::string why;
     FailureOr<CollectiveEstimate> estimate = estimateCollectiveForms(
         gather, **model, machines, {DecomposeOptions()}, async, cache, why);
     EXPECT_TRUE(succeeded(estimate)) << why;
     return succeeded(estimate) ? *estimate : CollectiveEstimate{};
   };
-  CollectiveEstimateCache cache;
+  PricingCache cache;
   CollectiveEstimate first = price(gathers[0], &cache);
   EXPECT_EQ(cache.hits, 0u);
   CollectiveEstimate second = price(gathers[1], &cache);

@@ -192,6 +192,8 @@ struct OvlDecomposeCollectiveEinsumPass
     progress = &reporter;
     priced = 0;
     alternatives.clear();
+    // The windows of the function run before are gone with its IR.
+    estimates.windows.clear();
     SymbolTableCollection symbols;
     std::vector<Candidate> candidates;
     if (failed(decide(std::nullopt, symbols, candidates)))
@@ -610,7 +612,7 @@ private:
                              FormContext{asyncCollectives,
                                          getBlockLoops(decided, block, forced),
                                          true},
-                             result.why);
+                             &estimates, result.why);
       };
       FailureOr<double> chosen = price(candidates, std::nullopt);
       if (failed(chosen)) {
@@ -791,8 +793,9 @@ private:
   std::list<std::vector<Candidate>> alternatives;
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
-  /// The windows priced, for the layers that repeat them.
-  CollectiveEstimateCache estimates;
+  /// The windows priced and the blocks scheduled, for the layers that
+  /// repeat them.
+  PricingCache estimates;
   /// The all_gathers decomposed with their reduce_scatter, for the remarks
   /// and the rewrites.
   llvm::DenseSet<Operation *> takenAlong;

@@ -41,6 +41,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
@@ -277,7 +279,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
                                const FormContext &context,
                                MachineModelCache &machines,
                                unsigned simulatedImproveReplays,
-                               std::string &why) {
+                               PricingCache *cache, std::string &why) {
   IRRewriter rewriter(scratch.func->getContext());
   Operation *collective = scratch.collective;
   // The decompositions chosen for others first: they are what the
@@ -321,6 +323,7 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   }
   ScheduleOptions schedule;
   schedule.simulatedImproveReplays = simulatedImproveReplays;
+  schedule.schedules = cache ? &cache->schedules : nullptr;
   if (failed(scheduleRegions(scratch.func, machines, schedule))) {
     why = "the scheduler cannot order it";
     return failure();
@@ -332,6 +335,7 @@ FailureOr<double> mlir::ovl::estimateBlock(Block *block,
                                            const MachineModel &machine,
                                            MachineModelCache &machines,
                                            const FormContext &context,
+                                           PricingCache *cache,
                                            std::string &why) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
@@ -344,7 +348,8 @@ FailureOr<double> mlir::ovl::estimateBlock(Block *block,
       copyWindow(/*collective=*/nullptr, ops, block->getParentOp()->getLoc());
   // Priced as the pipeline builds it, with the final schedule's budget.
   if (failed(buildForm(scratch, CollectiveForm::Blocking, DecomposeOptions(),
-                       context, machines, sched::kImproveReplays, why)))
+                       context, machines, sched::kImproveReplays, cache,
+                       why)))
     return failure();
   FailureOr<SimReport> report = price(scratch.func, machine, why);
   if (failed(report))
@@ -365,42 +370,71 @@ StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
 }
 
 /// What determines the estimates of `collective`'s window: the window's
-/// module printed, which op of it the collective is, which ops the context
-/// decomposes how, and what is priced how (not which loops: each loop's
-/// estimate is kept apart).
+/// module printed (its digest, printed once per window), which op of it the
+/// collective is, which ops the context decomposes how, and what is priced
+/// how (not which loops: each loop's estimate is kept apart).
 static std::string getCacheKey(Operation *collective,
-                               ArrayRef<Operation *> window,
+                               PricingCache::Window &window,
                                const FormContext &context) {
-  ScratchWindow scratch = copyWindow(collective, window, collective->getLoc());
+  if (window.printed.empty()) {
+    ScratchWindow scratch =
+        copyWindow(collective, window.ops, collective->getLoc());
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    scratch.module->print(os);
+    window.printed = llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(text)));
+  }
+  ArrayRef<Operation *> ops = window.ops;
   std::string key;
   llvm::raw_string_ostream os(key);
-  scratch.module->print(os);
-  os << "\nsubject " << llvm::find(window, collective) - window.begin();
+  os << window.printed << "\nsubject " << llvm::find(ops, collective) - ops.begin();
   for (auto [op, loop] : context.decomposed)
-    if (const auto *it = llvm::find(window, op); it != window.end())
-      os << "\ndecomposed " << it - window.begin() << " " << describeLoop(loop);
+    if (const auto *it = llvm::find(ops, op); it != ops.end())
+      os << "\ndecomposed " << it - ops.begin() << " " << describeLoop(loop);
   os << "\nasync " << context.asyncCollectives << " price-decomposition "
      << context.priceDecomposition;
   return key;
 }
 
+/// The window of `collective` (see getWindow), from `cache` when it has it.
+static const PricingCache::Window &
+findWindow(Operation *collective, const MachineModel &machine,
+           PricingCache *cache, PricingCache::Window &uncached) {
+  PricingCache::Window *window = &uncached;
+  if (cache) {
+    auto [it, inserted] = cache->windows.try_emplace(collective);
+    window = &it->second;
+    if (!inserted)
+      return *window;
+  }
+  FailureOr<SmallVector<Operation *>> ops =
+      getWindow(collective, machine, window->why);
+  if (succeeded(ops))
+    window->ops = std::move(*ops);
+  return *window;
+}
+
 FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
     Operation *collective, const MachineModel &machine,
     MachineModelCache &machines, ArrayRef<DecomposeOptions> loops,
-    const FormContext &context, CollectiveEstimateCache *cache,
-    std::string &why) {
+    const FormContext &context, PricingCache *cache, std::string &why) {
   assert((isa<AllGatherOp, ReduceScatterOp, AllReduceOp>(collective)) &&
          "prices all_gather, reduce_scatter and all_reduce");
   assert(!loops.empty() && "prices at least one loop");
-  FailureOr<SmallVector<Operation *>> window =
-      getWindow(collective, machine, why);
-  if (failed(window))
+  PricingCache::Window uncached;
+  const PricingCache::Window &found =
+      findWindow(collective, machine, cache, uncached);
+  if (!found.why.empty()) {
+    why = found.why;
     return failure();
+  }
+  ArrayRef<Operation *> window = found.ops;
   std::string key;
   const CollectiveEstimate *known = nullptr;
   if (cache) {
-    key = getCacheKey(collective, *window, context);
-    known = cache->lookup(key);
+    key = getCacheKey(collective, cache->windows[collective], context);
+    auto it = cache->estimates.find(key);
+    known = it == cache->estimates.end() ? nullptr : &it->second;
   }
   bool decomposable =
       context.priceDecomposition && whyNotDecomposable(collective).empty();
@@ -408,9 +442,9 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
       [&](CollectiveForm form,
           const DecomposeOptions &loop) -> FailureOr<FormEstimate> {
     ScratchWindow scratch =
-        copyWindow(collective, *window, collective->getLoc());
+        copyWindow(collective, window, collective->getLoc());
     if (failed(buildForm(scratch, form, loop, context, machines,
-                         sched::kPricingSimulatedImproveReplays, why)))
+                         sched::kPricingSimulatedImproveReplays, cache, why)))
       return failure();
     FailureOr<SimReport> report = price(scratch.func, machine, why);
     if (failed(report))
@@ -421,7 +455,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
                << (form == CollectiveForm::Decomposed ? " " + describeLoop(loop)
                                                       : "")
                << " " << report->stepTime << " s (compute "
-               << report->computeTime << ") in a window of " << window->size()
+               << report->computeTime << ") in a window of " << window.size()
                << " ops\n");
     return FormEstimate{report->stepTime, report->computeTime};
   };
@@ -467,7 +501,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
                  << "[" DEBUG_TYPE "] " << collective->getName() << " @ "
                  << collective->getLoc() << ": its window was priced before\n");
     }
-    cache->insert(key, priced);
+    cache->estimates[key] = priced;
   }
   // The loops asked for, in their order; the fastest, a tie keeping the
   // earlier, simpler one.

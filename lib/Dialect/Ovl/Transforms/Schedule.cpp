@@ -18,7 +18,7 @@
 
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Dialect/Ovl/Transforms/Transforms.h"
-#include "OverlapDialect/Scheduling/BlockScheduler.h"
+#include "OverlapDialect/Scheduling/BlockScheduleCache.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/RegionKindInterface.h"
@@ -70,6 +70,7 @@ public:
     blockOptions.budget = static_cast<int>(budget);
     blockOptions.simulatedImproveReplays = options.simulatedImproveReplays;
     memoryBudget = options.memoryBudget;
+    schedules = options.schedules;
   }
 
   /// Schedules the blocks of `op`'s regions, nested control flow first, and
@@ -87,6 +88,8 @@ private:
   sched::BlockScheduleOptions blockOptions;
   /// The memory budget when the pass gives one (0: the graph's, the HBM).
   double memoryBudget = 0;
+  /// Schedules made before, when given.
+  sched::BlockScheduleCache *schedules = nullptr;
   /// Ops whose regions were scheduled.
   DenseMap<Operation *, RegionSummary> summaries;
   ScheduleGraphBuilder builder;
@@ -132,7 +135,9 @@ FailureOr<sched::BlockOutcome> Scheduler::scheduleBlock(Block &block) {
     return failure();
   if (memoryBudget > 0)
     graph->memoryBudget = memoryBudget;
-  sched::BlockSchedule schedule = sched::scheduleBlock(*graph, blockOptions);
+  sched::BlockSchedule schedule =
+      schedules ? schedules->schedule(*graph, blockOptions)
+                : sched::scheduleBlock(*graph, blockOptions);
   const sched::BlockOutcome &outcome = schedule.outcome;
   keptInputBlocks += schedule.keptInput;
   if (outcome.overBudgetAt) {
@@ -208,6 +213,7 @@ struct OvlSchedulePass
       return signalPassFailure();
     }
     options.memoryBudget = memoryBudget;
+    options.schedules = &schedules;
     unsigned keptInput = 0;
     FailureOr<ScheduleResult> result =
         scheduleAndCount(getOperation(), *machines, options, keptInput);
@@ -221,6 +227,9 @@ struct OvlSchedulePass
 
   /// One machine per grid shape, from the pass options.
   std::optional<MachineModelCache> machines;
+  /// The blocks ordered, for the layers that repeat them (valid with
+  /// `machines`).
+  sched::BlockScheduleCache schedules;
 };
 } // namespace
 

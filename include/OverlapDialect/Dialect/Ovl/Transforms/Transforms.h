@@ -9,10 +9,11 @@
 #ifndef OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_TRANSFORMS_H
 #define OVERLAPDIALECT_DIALECT_OVL_TRANSFORMS_TRANSFORMS_H
 
-#include "OverlapDialect/Scheduling/Improve.h"
+#include "OverlapDialect/Scheduling/BlockScheduleCache.h"
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
@@ -211,25 +212,28 @@ struct FormContext {
   bool priceDecomposition = true;
 };
 
-/// Estimates already made, by the window they priced (its copy printed,
-/// with the collective and the context's decompositions marked, and what
-/// was priced): the layers of a model repeat the same windows, each priced
-/// once. Valid for one MachineModelCache.
-class CollectiveEstimateCache {
-public:
-  const CollectiveEstimate *lookup(const std::string &key) const {
-    auto it = estimates.find(key);
-    return it == estimates.end() ? nullptr : &it->second;
-  }
-  /// Sets (or replaces, with more loops priced) the estimate of `key`.
-  void insert(const std::string &key, const CollectiveEstimate &estimate) {
-    estimates[key] = estimate;
-  }
-  /// Lookups answered from the cache.
-  unsigned hits = 0;
-
-private:
+/// What the gate's pricing made, for what comes back. Valid for one
+/// MachineModelCache.
+struct PricingCache {
+  /// Estimates by the window they priced (its copy printed, with the
+  /// collective and the context's decompositions marked, and what was
+  /// priced): the layers of a model repeat the same windows, each priced
+  /// once.
   std::map<std::string, CollectiveEstimate> estimates;
+  /// Lookups answered from `estimates`.
+  unsigned hits = 0;
+  /// The blocks the forms' scheduling ordered: a ring loop's body comes
+  /// back in every form and round that builds it.
+  sched::BlockScheduleCache schedules;
+  /// A collective's window in the IR as it is, and the digest of its copy
+  /// printed (empty until a key needs it), or why it has none.
+  struct Window {
+    SmallVector<Operation *> ops;
+    std::string printed;
+    std::string why;
+  };
+  /// By collective: they hold the IR's ops, clear them when it changes.
+  llvm::DenseMap<Operation *, Window> windows;
 };
 
 /// Builds and prices the forms of `collective` (an `ovl.all_gather`,
@@ -242,18 +246,20 @@ FailureOr<CollectiveEstimate>
 estimateCollectiveForms(Operation *collective, const MachineModel &machine,
                         MachineModelCache &machines,
                         ArrayRef<DecomposeOptions> loops,
-                        const FormContext &context,
-                        CollectiveEstimateCache *cache, std::string &why);
+                        const FormContext &context, PricingCache *cache,
+                        std::string &why);
 
 /// The simulated step time of `block` (its ops but the terminator) on
 /// `machine`, built as the pipeline would: the collectives of
 /// `context.decomposed` decomposed as each one's loop says, the others
 /// asynchronous if `context.asyncCollectives`, then cleaned up and
-/// scheduled; the IR is left unchanged. Fails, with the reason in `why`,
-/// when the block cannot be built or priced.
+/// scheduled (taking the schedules of `cache` when given); the IR is left
+/// unchanged. Fails, with the reason in `why`, when the block cannot be
+/// built or priced.
 FailureOr<double> estimateBlock(Block *block, const MachineModel &machine,
                                 MachineModelCache &machines,
-                                const FormContext &context, std::string &why);
+                                const FormContext &context, PricingCache *cache,
+                                std::string &why);
 
 /// Why a pair cannot be decomposed, for remarks; empty when it can.
 std::string whyNotDecomposable(AllGatherOp gather);
@@ -383,6 +389,10 @@ struct ScheduleOptions {
   /// the event simulator judges move by move (see sched::improve; the gate
   /// lowers it for the windows it prices).
   unsigned simulatedImproveReplays = sched::kImproveReplays;
+  /// Blocks scheduled before, whose schedules a block with the same graph
+  /// takes (the gate's pricing builds the same blocks again); none when
+  /// null. Valid for the MachineModelCache the scheduler is given.
+  sched::BlockScheduleCache *schedules = nullptr;
 };
 
 /// What scheduling did.
