@@ -39,6 +39,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -317,7 +318,10 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   PassManager cleanup(scratch.func->getContext(),
                       func::FuncOp::getOperationName());
   addAsyncCleanupPasses(cleanup);
-  if (failed(cleanup.run(scratch.func))) {
+  // Verified once at the end rather than after each pass: the forms are
+  // built by tested rewrites, and a window is verified thousands of times.
+  cleanup.enableVerifier(false);
+  if (failed(cleanup.run(scratch.func)) || failed(verify(scratch.func))) {
     why = "the program does not survive the clean-up passes";
     return failure();
   }
