@@ -13,6 +13,7 @@ build=${1:-$root/build-sanitize}
 "$root/scripts/setup.sh" libclang-rt-22-dev
 "$root/scripts/build.sh" "$build" -DOVERLAP_SANITIZE=address,undefined \
   -DOVERLAP_FUZZ=ON
+echo "sanitize: [$((SECONDS / 60)) min $((SECONDS % 60)) s] built; the suite"
 runtime=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
 export LD_PRELOAD=$runtime
 export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=1
