@@ -16,9 +16,13 @@ device count gives). The programs (bench/gpt-ladder/gen.py, --step train):
 
 Prints a Markdown table and writes results.json (--results DIR).
 
-Usage: run.py [--quick] [--only NAME[,NAME...]] [--results DIR]
-  --quick   tiny-1, tiny-2, 32B and 1024B-1, 1024B-2 only
-  --only    these rows only (names as in the table)
+Usage: run.py [--quick] [--only NAME[,NAME...]] [--baseline DIR]
+              [--results DIR]
+  --quick     tiny-1, tiny-2, 32B and 1024B-1, 1024B-2 only
+  --only      these rows only (names as in the table)
+  --baseline  also time the overlap-opt of DIR (another build's bin/) on
+              each program, right before this one: the speed-up of a change,
+              measured side by side
   OVERLAP_BIN  directory of the tools (default build/bin of this repository)
 """
 
@@ -74,6 +78,7 @@ def main():
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default="")
+    parser.add_argument("--baseline", default="")
     parser.add_argument("--results", default="")
     args = parser.parse_args()
     try:
@@ -87,17 +92,30 @@ def main():
         if unknown:
             sys.exit("run.py: no row named %s" % ", ".join(sorted(unknown)))
         rows = [row for row in programs(False) if row[0] in wanted]
+    baseline = None
+    if args.baseline:
+        baseline = os.path.join(args.baseline, "overlap-opt")
+        if not os.access(baseline, os.X_OK):
+            sys.exit("run.py: --baseline: no overlap-opt in %s" % args.baseline)
     results = []
     with tempfile.TemporaryDirectory() as work:
         print("| program | ops | pipeline CPU s | pipeline wall s "
-              "| canonicalize,cse CPU s | ratio |")
-        print("|---|---|---|---|---|---|")
+              "| canonicalize,cse CPU s | ratio |"
+              + (" baseline CPU s | speed-up |" if baseline else ""))
+        print("|---|---|---|---|---|---|" + ("---|---|" if baseline else ""))
         for name, gen_args in rows:
             source = os.path.join(work, name + ".mlir")
             subprocess.run([sys.executable, GEN, "--step", "train", "--out",
                             source] + gen_args, check=True)
             with open(source) as f:
                 ops = sum(1 for line in f if " = " in line)
+            before = None
+            if baseline:
+                # No --quiet: a baseline may predate it (stderr is not a
+                # terminal, so no progress is printed).
+                before, _ = cpu_seconds(
+                    [baseline, source, "--ovl-overlap-pipeline", "-o",
+                     os.devnull])
             pipeline, wall = cpu_seconds(
                 [opt, source, "--quiet", "--ovl-overlap-pipeline", "-o",
                  os.devnull])
@@ -106,10 +124,13 @@ def main():
             results.append({"program": name, "ops": ops,
                             "pipeline_cpu_s": pipeline,
                             "pipeline_wall_s": wall,
-                            "canonicalize_cse_cpu_s": cleanup})
+                            "canonicalize_cse_cpu_s": cleanup,
+                            "baseline_cpu_s": before})
             print("| %s | %d | %.2f | %.2f | %.2f | %.0fx |" % (
                 name, ops, pipeline, wall, cleanup,
-                pipeline / max(cleanup, 1e-3)), flush=True)
+                pipeline / max(cleanup, 1e-3))
+                + (" %.2f | %.2fx |" % (before, before / max(pipeline, 1e-3))
+                   if baseline else ""), flush=True)
     if args.results:
         os.makedirs(args.results, exist_ok=True)
         with open(os.path.join(args.results, "results.json"), "w") as f:

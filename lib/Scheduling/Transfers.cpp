@@ -5,19 +5,67 @@
 #include "OverlapDialect/CostModel/Machine.h"
 #include "OverlapDialect/Scheduling/ScheduleGraph.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 
 using namespace mlir::ovl;
 using namespace mlir::ovl::sched;
 
+namespace {
+/// A transfer group crossing a link: (start node, group, load).
+using LinkUser = std::tuple<unsigned, unsigned, int>;
+
+/// The users of each link, in the order they are added. Each list is a node
+/// of a trie, so that links with equal lists (a class) share one node,
+/// found without comparing lists: on a pod of thousands of devices a
+/// block's transfers cross tens of thousands of links, each hundreds of
+/// times.
+class LinkUserLists {
+public:
+  void add(int64_t link, LinkUser user) {
+    unsigned &list = listOf[link];
+    auto [it, added] = children.try_emplace(
+        std::tuple_cat(std::make_tuple(list), user), trie.size());
+    if (added)
+      trie.push_back({list, user});
+    list = it->second;
+  }
+  /// The links with users, in increasing order.
+  llvm::SmallVector<int64_t> getLinks() const {
+    llvm::SmallVector<int64_t> links;
+    for (const auto &entry : listOf)
+      links.push_back(entry.first);
+    llvm::sort(links);
+    return links;
+  }
+  /// The list of `link` (a trie node: equal lists, equal nodes).
+  unsigned getList(int64_t link) const { return listOf.lookup(link); }
+  /// The users of `list`, first added first.
+  llvm::SmallVector<LinkUser> getUsers(unsigned list) const {
+    llvm::SmallVector<LinkUser> users;
+    for (; list != kRoot; list = trie[list].first)
+      users.push_back(trie[list].second);
+    std::reverse(users.begin(), users.end());
+    return users;
+  }
+
+private:
+  /// The empty list.
+  static constexpr unsigned kRoot = 0;
+  /// Each list's last user and the list before it.
+  llvm::SmallVector<std::pair<unsigned, LinkUser>> trie = {{kRoot, {}}};
+  llvm::DenseMap<std::tuple<unsigned, unsigned, unsigned, int>, unsigned>
+      children;
+  llvm::DenseMap<int64_t, unsigned> listOf;
+};
+} // namespace
+
 void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
   // The (start, group, load) of each link crossed.
-  std::map<int64_t, llvm::SmallVector<std::tuple<unsigned, unsigned, int>, 2>>
-      linkUsers;
+  LinkUserLists linkUsers;
   for (auto [i, node] : llvm::enumerate(graph.nodes)) {
     if (node.kind != NodeKind::Start)
       continue;
@@ -50,7 +98,7 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
       }
       node.stream = streaming / selfLoad;
       for (auto [link, load] : loads)
-        linkUsers[link].push_back({static_cast<unsigned>(i), 0u, load});
+        linkUsers.add(link, {static_cast<unsigned>(i), 0u, load});
       node.groups.push_back({hw.collectiveLaunchOverhead, 1, {}});
       continue;
     }
@@ -70,23 +118,23 @@ void mlir::ovl::sched::planTransfers(ScheduleGraph &graph) {
     for (auto &[group, loads] : machine->getPermuteLinkLoads(sent)) {
       auto [hops, share] = group;
       for (auto [link, load] : loads)
-        linkUsers[link].push_back({static_cast<unsigned>(i),
-                                   static_cast<unsigned>(node.groups.size()),
-                                   load});
+        linkUsers.add(link, {static_cast<unsigned>(i),
+                             static_cast<unsigned>(node.groups.size()), load});
       node.groups.push_back({hw.collectiveLaunchOverhead +
                                  static_cast<double>(hops) * hw.hopLatency,
                              share,
                              {}});
     }
   }
-  std::map<llvm::SmallVector<std::tuple<unsigned, unsigned, int>, 2>, unsigned>
-      classes;
-  for (auto &[link, users] : linkUsers) {
-    auto [it, inserted] = classes.try_emplace(users, graph.numLinkClasses);
+  // Classes are numbered in the order of their first link.
+  llvm::DenseMap<unsigned, unsigned> classes;
+  for (int64_t link : linkUsers.getLinks()) {
+    unsigned list = linkUsers.getList(link);
+    auto [it, inserted] = classes.try_emplace(list, graph.numLinkClasses);
     if (!inserted)
       continue;
     ++graph.numLinkClasses;
-    for (auto [i, group, load] : users)
+    for (auto [i, group, load] : linkUsers.getUsers(list))
       graph.nodes[i].groups[group].linkLoads.push_back({it->second, load});
   }
   for (Node &node : graph.nodes)
