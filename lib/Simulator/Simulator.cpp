@@ -67,6 +67,7 @@
 #include "OverlapDialect/Simulator/Simulator.h"
 
 #include "OverlapDialect/Simulator/DeviceSymmetry.h"
+#include "OverlapDialect/Support/DaryHeap.h"
 
 #include "ChromeTrace.h"
 
@@ -81,7 +82,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <queue>
 #include <set>
 #include <tuple>
 
@@ -530,7 +530,7 @@ private:
   /// Transfers whose rate is due at the end of the instant.
   std::vector<uint32_t> dirty;
   llvm::DenseSet<uint64_t> completed;
-  std::priority_queue<Event, std::vector<Event>, Later> queue;
+  overlap::DaryHeap<Event, Later> queue;
   uint64_t nextSeq = 0;
   int64_t events = 0;
 
