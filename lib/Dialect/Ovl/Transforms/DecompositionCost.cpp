@@ -46,6 +46,8 @@
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Debug.h"
 
+#include <thread>
+
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
 using namespace mlir;
@@ -118,7 +120,13 @@ static ScratchWindow copyWindow(Operation *collective,
 /// builder's or the simulator's message in `why`.
 static FailureOr<SimReport>
 price(func::FuncOp func, const MachineModel &machine, std::string &why) {
+  // A context's handlers serve every thread: the pass prices the functions
+  // of a module in parallel, and the other threads' diagnostics (their
+  // remarks, their errors) go on to the handlers below, not into `why`.
+  std::thread::id self = std::this_thread::get_id();
   ScopedDiagnosticHandler capture(func->getContext(), [&](Diagnostic &diag) {
+    if (std::this_thread::get_id() != self)
+      return failure();
     if (why.empty())
       why = diag.str();
     return success();
@@ -335,12 +343,9 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
   return success();
 }
 
-FailureOr<double> mlir::ovl::estimateBlock(Block *block,
-                                           const MachineModel &machine,
-                                           MachineModelCache &machines,
-                                           const FormContext &context,
-                                           PricingCache *cache,
-                                           std::string &why) {
+FailureOr<double> mlir::ovl::estimateBlock(
+    Block *block, const MachineModel &machine, MachineModelCache &machines,
+    const FormContext &context, PricingCache *cache, std::string &why) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -352,8 +357,7 @@ FailureOr<double> mlir::ovl::estimateBlock(Block *block,
       copyWindow(/*collective=*/nullptr, ops, block->getParentOp()->getLoc());
   // Priced as the pipeline builds it, with the final schedule's budget.
   if (failed(buildForm(scratch, CollectiveForm::Blocking, DecomposeOptions(),
-                       context, machines, sched::kImproveReplays, cache,
-                       why)))
+                       context, machines, sched::kImproveReplays, cache, why)))
     return failure();
   FailureOr<SimReport> report = price(scratch.func, machine, why);
   if (failed(report))
@@ -386,12 +390,14 @@ static std::string getCacheKey(Operation *collective,
     std::string text;
     llvm::raw_string_ostream os(text);
     scratch.module->print(os);
-    window.printed = llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(text)));
+    window.printed =
+        llvm::toHex(llvm::BLAKE3::hash(llvm::arrayRefFromStringRef(text)));
   }
   ArrayRef<Operation *> ops = window.ops;
   std::string key;
   llvm::raw_string_ostream os(key);
-  os << window.printed << "\nsubject " << llvm::find(ops, collective) - ops.begin();
+  os << window.printed << "\nsubject "
+     << llvm::find(ops, collective) - ops.begin();
   for (auto [op, loop] : context.decomposed)
     if (const auto *it = llvm::find(ops, op); it != ops.end())
       os << "\ndecomposed " << it - ops.begin() << " " << describeLoop(loop);
@@ -401,9 +407,10 @@ static std::string getCacheKey(Operation *collective,
 }
 
 /// The window of `collective` (see getWindow), from `cache` when it has it.
-static const PricingCache::Window &
-findWindow(Operation *collective, const MachineModel &machine,
-           PricingCache *cache, PricingCache::Window &uncached) {
+static const PricingCache::Window &findWindow(Operation *collective,
+                                              const MachineModel &machine,
+                                              PricingCache *cache,
+                                              PricingCache::Window &uncached) {
   PricingCache::Window *window = &uncached;
   if (cache) {
     auto [it, inserted] = cache->windows.try_emplace(collective);

@@ -242,12 +242,10 @@ struct PricingCache {
 /// decomposition as each of `loops` (at least one), leaving the IR
 /// unchanged; a window priced before is taken from `cache` when given.
 /// Fails, with the reason in `why`, when a form cannot be built or priced.
-FailureOr<CollectiveEstimate>
-estimateCollectiveForms(Operation *collective, const MachineModel &machine,
-                        MachineModelCache &machines,
-                        ArrayRef<DecomposeOptions> loops,
-                        const FormContext &context, PricingCache *cache,
-                        std::string &why);
+FailureOr<CollectiveEstimate> estimateCollectiveForms(
+    Operation *collective, const MachineModel &machine,
+    MachineModelCache &machines, ArrayRef<DecomposeOptions> loops,
+    const FormContext &context, PricingCache *cache, std::string &why);
 
 /// The simulated step time of `block` (its ops but the terminator) on
 /// `machine`, built as the pipeline would: the collectives of
