@@ -77,9 +77,7 @@ BlockKey mlir::ovl::sched::getBlockKey(const ScheduleGraph &graph,
     digest.add(transfer.collective);
     digest.add(node.bytes);
     digest.add(node.stream);
-    digest.add(static_cast<uint64_t>(node.groups.size()));
-    for (const TransferGroup &group : node.groups)
-      digest.add(group);
+    digest.addAll(node.groups);
     digest.add(node.latency);
     digest.add(node.consumes);
     digest.add(node.produces);

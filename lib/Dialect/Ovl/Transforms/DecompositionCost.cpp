@@ -407,10 +407,10 @@ static std::string getCacheKey(Operation *collective,
 }
 
 /// The window of `collective` (see getWindow), from `cache` when it has it.
-static const PricingCache::Window &findWindow(Operation *collective,
-                                              const MachineModel &machine,
-                                              PricingCache *cache,
-                                              PricingCache::Window &uncached) {
+static PricingCache::Window &findWindow(Operation *collective,
+                                        const MachineModel &machine,
+                                        PricingCache *cache,
+                                        PricingCache::Window &uncached) {
   PricingCache::Window *window = &uncached;
   if (cache) {
     auto [it, inserted] = cache->windows.try_emplace(collective);
@@ -433,7 +433,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
          "prices all_gather, reduce_scatter and all_reduce");
   assert(!loops.empty() && "prices at least one loop");
   PricingCache::Window uncached;
-  const PricingCache::Window &found =
+  PricingCache::Window &found =
       findWindow(collective, machine, cache, uncached);
   if (!found.why.empty()) {
     why = found.why;
@@ -443,7 +443,7 @@ FailureOr<CollectiveEstimate> mlir::ovl::estimateCollectiveForms(
   std::string key;
   const CollectiveEstimate *known = nullptr;
   if (cache) {
-    key = getCacheKey(collective, cache->windows[collective], context);
+    key = getCacheKey(collective, found, context);
     auto it = cache->estimates.find(key);
     known = it == cache->estimates.end() ? nullptr : &it->second;
   }
