@@ -21,10 +21,10 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%overlap_src_root", config.overlap_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
-# The sanitizer build (scripts/sanitize.sh) runs every process with the
-# sanitizer runtime preloaded and its options.
+# The sanitizers' options (scripts/sanitize.sh); the instrumented tools load
+# the sanitizer runtime by their rpath, nothing else needs it.
 llvm_config.with_system_environment(["ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS",
-                                     "LSAN_OPTIONS", "LD_PRELOAD"])
+                                     "LSAN_OPTIONS"])
 llvm_config.use_default_substitutions()
 # split-file, not, count and FileCheck come from the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -78,13 +78,8 @@ if (config.ovlrt_mpi_plugin and os.path.exists(config.ovlrt_mpi_plugin)
         config.environment["OMPI_MCA_btl_tcp_if_include"] = "lo"
         config.environment["OMPI_MCA_oob_tcp_if_include"] = "lo"
     config.available_features.add("mpi")
-    # Under scripts/sanitize.sh the ranks find the sanitizer runtime by
-    # their rpath; Open MPI's launcher, not instrumented, is kept from it
-    # (its own heap-use-after-free would end the run).
-    prefix = "env -u LD_PRELOAD " if "LD_PRELOAD" in config.environment else ""
     config.substitutions.append(
-        ("%mpirun", prefix + "timeout %d " % mpirun_timeout_seconds +
-         " ".join(mpirun)))
+        ("%mpirun", "timeout %d " % mpirun_timeout_seconds + " ".join(mpirun)))
 
 # A debugger that stops a rank inside an MPI call
 # (Runtime/mpi/lost-in-creation.mlir); scripts/setup.sh installs gdb.
