@@ -18,6 +18,9 @@
 
 using namespace mlir::ovl::sched;
 
+/// Sums of the same costs in other orders differ relatively by less.
+static constexpr double kSumRounding = 1e-9;
+
 void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                llvm::SmallVectorImpl<unsigned> &order,
                                BlockOutcome &outcome, int budget,
@@ -53,9 +56,22 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
   // their share of the memory, or than they already do.
   double heldLimit = std::max(graph.memoryBudget * kHeldMemoryShare,
                               graph.heldBytesPeak(order));
-  for (bool changed = true; changed && judged < replays;) {
+  // No order runs faster than its compute end to end: the replay adds
+  // every node's cost, the simulation runs each device's compute steps one
+  // after the other. Once the block is within kImproveGain of that, no
+  // move can gain it, and judging the moves would change nothing.
+  double computeBound = 0;
+  for (const Node &node : graph.nodes)
+    if (node.kind == NodeKind::Compute)
+      computeBound += node.cost;
+  auto cannotGain = [&] {
+    // The margin covers the rounding of the same sum in another order.
+    return outcome.makespan * (1 - kImproveGain) <=
+           computeBound * (1 - kSumRounding);
+  };
+  for (bool changed = true; changed && judged < replays && !cannotGain();) {
     changed = false;
-    for (unsigned x = 0; x < n && judged < replays; ++x) {
+    for (unsigned x = 0; x < n && judged < replays && !cannotGain(); ++x) {
       if (graph.nodes[x].kind == NodeKind::Compute)
         continue;
       unsigned from = llvm::find(order, x) - order.begin();
@@ -118,6 +134,10 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       changed = true;
     }
   }
+  LLVM_DEBUG(if (cannotGain()) llvm::dbgs()
+             << "[ovl-schedule] improve: within the gain of the block's "
+                "compute, "
+             << outcome.makespan << " s\n");
   LLVM_DEBUG(if (judged >= replays) llvm::dbgs()
              << "[ovl-schedule] improve: stopped after " << judged
              << " judgements\n");

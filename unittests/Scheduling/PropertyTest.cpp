@@ -88,6 +88,13 @@ TEST(PropertyTest, RandomGraphs) {
       reordered += llvm::any_of(
           orders, [&](const auto &order) { return order != input; });
       BlockOutcome inputOutcome = replay(graph, input, budget);
+      // No order is priced below its compute (improve stops there).
+      double compute = 0;
+      for (const Node &node : graph.nodes)
+        if (node.kind == NodeKind::Compute)
+          compute += node.cost;
+      for (const llvm::SmallVector<unsigned> &order : orders)
+        EXPECT_GE(replay(graph, order, budget).makespan, compute * (1 - 1e-9));
       for (Algorithm algorithm : {Algorithm::BottomUp, Algorithm::TopDown}) {
         BlockSchedule schedule = scheduleBlock(graph, {algorithm, budget});
         faster += schedule.outcome.makespan < inputOutcome.makespan;

@@ -30,8 +30,9 @@ struct ScheduleGraph;
 /// go above the einsum that computes what it sends. Spends at most
 /// `replays` judgements on the block; a trial order that repeats the order
 /// or another trial of the same op's sweep counts as one without being
-/// judged again (it cannot win). `outcome` is the judgement of `order`,
-/// updated.
+/// judged again (it cannot win); none is judged once the block's time is
+/// within kImproveGain of its compute alone, a bound no order beats.
+/// `outcome` is the judgement of `order`, updated.
 void improve(const ScheduleGraph &graph, llvm::SmallVectorImpl<unsigned> &order,
              BlockOutcome &outcome, int budget,
              const BlockSimulation *simulation, unsigned replays);

@@ -323,12 +323,9 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     for (Operation *op : others)
       (void)makeCollectiveAsynchronous(rewriter, op);
   }
-  PassManager cleanup(scratch.func->getContext(),
-                      func::FuncOp::getOperationName());
-  addAsyncCleanupPasses(cleanup);
-  // Verified once at the end rather than after each pass: the forms are
-  // built by tested rewrites, and a window is verified thousands of times.
-  cleanup.enableVerifier(false);
+  PricingCache::Cleanup uncached;
+  PassManager &cleanup =
+      (cache ? cache->cleanup : uncached).get(scratch.func->getContext());
   if (failed(cleanup.run(scratch.func)) || failed(verify(scratch.func))) {
     why = "the program does not survive the clean-up passes";
     return failure();
@@ -341,6 +338,27 @@ static LogicalResult buildForm(ScratchWindow &scratch, CollectiveForm form,
     return failure();
   }
   return success();
+}
+
+PricingCache::Cleanup::Cleanup() = default;
+// A pass manager runs on one thread at a time: a copy builds its own.
+PricingCache::Cleanup::Cleanup(const Cleanup &) {}
+PricingCache::Cleanup &PricingCache::Cleanup::operator=(const Cleanup &) {
+  return *this;
+}
+PricingCache::Cleanup::~Cleanup() = default;
+
+PassManager &PricingCache::Cleanup::get(MLIRContext *context) {
+  if (!passes || passes->getContext() != context) {
+    passes = std::make_unique<PassManager>(context,
+                                           func::FuncOp::getOperationName());
+    addAsyncCleanupPasses(*passes);
+    // Verified once at the end rather than after each pass: the forms are
+    // built by tested rewrites, and a window is verified thousands of
+    // times.
+    passes->enableVerifier(false);
+  }
+  return *passes;
 }
 
 FailureOr<double> mlir::ovl::estimateBlock(

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,8 +27,10 @@
 
 namespace mlir {
 class Block;
+class MLIRContext;
 class OpPassManager;
 class Operation;
+class PassManager;
 class RewriterBase;
 
 namespace ovl {
@@ -234,6 +237,21 @@ struct PricingCache {
   };
   /// By collective: they hold the IR's ops, clear them when it changes.
   llvm::DenseMap<Operation *, Window> windows;
+  /// The forms' clean-up pipeline (addAsyncCleanupPasses), built once: a
+  /// pass manager gathers its passes' patterns the first time it runs. A
+  /// copy (a pass's clone, which may run on another thread) builds its own.
+  class Cleanup {
+  public:
+    Cleanup();
+    Cleanup(const Cleanup &);
+    Cleanup &operator=(const Cleanup &);
+    ~Cleanup();
+    /// The pipeline on `func.func`, for `context`.
+    PassManager &get(MLIRContext *context);
+
+  private:
+    std::unique_ptr<PassManager> passes;
+  } cleanup;
 };
 
 /// Builds and prices the forms of `collective` (an `ovl.all_gather`,
