@@ -25,12 +25,13 @@ combination.
 
 Usage: matrix.py --overlap-opt BIN --overlap-run BIN --examples DIR --work DIR
        [--jobs N] [--quick]
-  --quick   group sizes 2 and 4 only, every other combination, every
-            other scheduled program run (what the sanitizers' run of the
-            suite takes: ASan makes each run slower)
+  --quick   group sizes 2 and 4 only, one option set per program (each
+            set in turn), every other scheduled program run (what the
+            sanitizers' run of the suite takes: ASan makes each run slower)
 """
 
 import argparse
+import bisect
 import concurrent.futures
 import itertools
 import os
@@ -262,27 +263,71 @@ def same_files(dir_a, dir_b):
     return True
 
 
-def decompose_and_run(job, args):
-    """Phase 1: decomposes the job's program and runs it against the
-    original. (label, error or None)."""
-    name, source, collective, variant, algorithm = job
-    original, decomposed, label = job_files(job, args)
+def decompose_pipeline(variant):
+    """The pass pipeline that decomposes with `variant`'s options."""
     # gate=always: the programs are tiny, the cost model would keep them.
     options = "gate=always unroll=%d bidirectional=%s remarks=true" % (
         variant["unroll"], variant["bidirectional"])
     # Every collective the decomposition leaves becomes asynchronous too.
-    pipeline = ("builtin.module(func.func(ovl-decompose-collective-einsum{%s},"
-                "ovl-async-collectives{kinds=permute,all_gather,"
-                "reduce_scatter,all_reduce}))" % options)
-    opt = subprocess.run([args.overlap_opt, original, "--pass-pipeline=" + pipeline,
-                          "-o", decomposed], capture_output=True, text=True)
-    if opt.returncode != 0:
-        return label, "overlap-opt failed:\n" + opt.stderr
+    return ("builtin.module(func.func(ovl-decompose-collective-einsum{%s},"
+            "ovl-async-collectives{kinds=permute,all_gather,"
+            "reduce_scatter,all_reduce}))" % options)
+
+
+def decompose_all(jobs, args, variant):
+    """Phase 1: decomposes the programs of `jobs` (all with `variant`), all
+    in one overlap-opt (one process start instead of one per program).
+    {decomposed path: (returncode, text, remarks)}."""
+    chunks, first_lines = [], []
+    line = 1
+    for job in jobs:
+        with open(job_files(job, args)[0]) as f:
+            chunk = f.read()
+        first_lines.append(line)
+        chunks.append(chunk)
+        # The separator adds a line break and a line.
+        line += chunk.count("\n") + 2
+    batch = os.path.join(args.work, "decompose-u%d-%s.mlir" % (
+        variant["unroll"], SUFFIX[variant["bidirectional"]]))
+    with open(batch, "w") as f:
+        f.write("\n// -----\n".join(chunks))
+    opt = subprocess.run([args.overlap_opt, batch, "--split-input-file",
+                          "--pass-pipeline=" + decompose_pipeline(variant)],
+                         capture_output=True, text=True)
+    outputs = opt.stdout.split("// -----\n")
+    if opt.returncode == 0 and len(outputs) == len(jobs):
+        # Each remark to the program whose lines it names.
+        remarks = [[] for _ in jobs]
+        for text in opt.stderr.splitlines():
+            if text.startswith(batch + ":"):
+                at = int(text[len(batch) + 1:].split(":")[0])
+                remarks[bisect.bisect_right(first_lines, at) - 1].append(text)
+        return {job_files(job, args)[1]: (0, text, "\n".join(notes))
+                for job, text, notes in zip(jobs, outputs, remarks)}
+    # Find which failed, one by one.
+    results = {}
+    for job in jobs:
+        original, decomposed, _ = job_files(job, args)
+        opt = subprocess.run([args.overlap_opt, original, "--pass-pipeline="
+                              + decompose_pipeline(variant)],
+                             capture_output=True, text=True)
+        results[decomposed] = (opt.returncode, opt.stdout, opt.stderr)
+    return results
+
+
+def check_and_run(job, args, decomposition):
+    """Phase 2: checks the job's decomposed program and runs it against the
+    original. (label, error or None)."""
+    name, _, collective, variant, _ = job
+    original, decomposed, label = job_files(job, args)
+    returncode, text, remarks = decomposition
+    if returncode != 0:
+        return label, "overlap-opt failed:\n" + remarks
     if variant["bidirectional"] == "split" and name.startswith(SPLITTABLE) \
-            and ", split)" not in opt.stderr:
-        return label, "no split loop was built:\n" + opt.stderr
-    with open(decomposed) as f:
-        text = f.read()
+            and ", split)" not in remarks:
+        return label, "no split loop was built:\n" + remarks
+    with open(decomposed, "w") as f:
+        f.write(text)
     if collective and collective + " " in text:
         return label, "the collective was not decomposed"
     if "ovl.collective_permute " in text:
@@ -297,7 +342,7 @@ def decompose_and_run(job, args):
 
 
 def schedule_all(jobs, args, algorithm):
-    """Phase 2: schedules the decomposed programs of `jobs` with
+    """Phase 3: schedules the decomposed programs of `jobs` with
     `algorithm`, all in one overlap-opt (one process start instead of one
     per program). {decomposed path: scheduled text or error}."""
     chunks = []
@@ -329,7 +374,7 @@ def schedule_all(jobs, args, algorithm):
 
 
 def run_scheduled(job, args, scheduled_text):
-    """Phase 3: runs the scheduled program, unless the schedule left the
+    """Phase 4: runs the scheduled program, unless the schedule left the
     program as it was. Its outputs must be those of the unscheduled
     program, bit for bit (same ops on the same data in another order);
     if they are not, it is run against the original for the verdict.
@@ -422,19 +467,17 @@ def build_jobs(args):
             for i, job in enumerate(jobs)]
 
 
-def every_other_option_set(jobs):
-    """Half of `jobs` for the sanitizers' run (lit's %quick_if_sanitized):
-    every program with every other option set of its run, from the first
-    set for one program and from the second for the next, so that each set
-    still runs on programs of every kind."""
-    kept, program, first = [], None, 1
+def one_option_set_each(jobs):
+    """A sample of `jobs` for the sanitizers' run (lit's
+    %quick_if_sanitized): each program with one option set of its run, the
+    next set for the next program, so that each set still runs on programs
+    of every kind."""
+    runs = []
     for job in jobs:
-        if (job[0], job[1]) != program:
-            program, first, at = (job[0], job[1]), 1 - first, 0
-        if at % 2 == first:
-            kept.append(job)
-        at += 1
-    return kept
+        if not runs or (runs[-1][0][0], runs[-1][0][1]) != (job[0], job[1]):
+            runs.append([])
+        runs[-1].append(job)
+    return [run[i % len(run)] for i, run in enumerate(runs)]
 
 
 def main():
@@ -445,20 +488,29 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--quick", action="store_true",
-                        help="only group sizes 2 and 4, every other "
-                        "combination and scheduled program run")
+                        help="only group sizes 2 and 4, one option set per "
+                        "program, every other scheduled program run")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     jobs = build_jobs(args)
     if args.quick:
-        jobs = every_other_option_set(jobs)
+        jobs = one_option_set_each(jobs)
     # Each program once, before the variants of it run in parallel.
     for name, source, _, _, _ in jobs:
         with open(os.path.join(args.work, name + ".mlir"), "w") as f:
             f.write(source)
     failures = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda job: decompose_and_run(job, args), jobs))
+        decompositions = {}
+        for result in pool.map(
+                lambda variant: decompose_all(
+                    [job for job in jobs if job[3] == variant], args, variant),
+                [v for v in VARIANTS if any(job[3] == v for job in jobs)]):
+            decompositions.update(result)
+        results = list(pool.map(
+            lambda job: check_and_run(job, args,
+                                      decompositions[job_files(job, args)[1]]),
+            jobs))
         passed = [job for job, (label, error) in zip(jobs, results) if not error]
         failures += [(label, error) for label, error in results if error]
         texts = {}
