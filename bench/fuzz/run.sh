@@ -39,6 +39,8 @@ fi
 work=$build/fuzz
 mkdir -p "$work/seeds" "$work/corpus" "$work/findings"
 /usr/bin/python3 "$root/bench/fuzz/seed-corpus.py" "$work/seeds" "$root" >/dev/null
+# Unlike overlap's other executables, the fuzzer does not load the ASan
+# runtime first by itself (libFuzzer is linked in ahead of it).
 export LD_PRELOAD=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
 export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -274,45 +274,52 @@ def decompose_pipeline(variant):
             "reduce_scatter,all_reduce}))" % options)
 
 
-def decompose_all(jobs, args, variant):
-    """Phase 1: decomposes the programs of `jobs` (all with `variant`), all
-    in one overlap-opt (one process start instead of one per program).
-    {decomposed path: (returncode, text, remarks)}."""
+def opt_all(args, paths, pipeline, batch):
+    """Runs `pipeline` on each file of `paths`, all in one overlap-opt
+    (--split-input-file through `batch`: one process start instead of one
+    per file). [(returncode, output, stderr lines of that file)]; when the
+    batch fails, each file again alone, to name the one that fails."""
     chunks, first_lines = [], []
     line = 1
-    for job in jobs:
-        with open(job_files(job, args)[0]) as f:
+    for path in paths:
+        with open(path) as f:
             chunk = f.read()
         first_lines.append(line)
         chunks.append(chunk)
         # The separator adds a line break and a line.
         line += chunk.count("\n") + 2
-    batch = os.path.join(args.work, "decompose-u%d-%s.mlir" % (
-        variant["unroll"], SUFFIX[variant["bidirectional"]]))
     with open(batch, "w") as f:
         f.write("\n// -----\n".join(chunks))
-    opt = subprocess.run([args.overlap_opt, batch, "--split-input-file",
-                          "--pass-pipeline=" + decompose_pipeline(variant)],
+    flag = "--pass-pipeline=" + pipeline
+    opt = subprocess.run([args.overlap_opt, batch, "--split-input-file", flag],
                          capture_output=True, text=True)
     outputs = opt.stdout.split("// -----\n")
-    if opt.returncode == 0 and len(outputs) == len(jobs):
-        # Each remark to the program whose lines it names.
-        remarks = [[] for _ in jobs]
+    if opt.returncode == 0 and len(outputs) == len(paths):
+        # Each diagnostic to the file whose lines it names.
+        notes = [[] for _ in paths]
         for text in opt.stderr.splitlines():
             if text.startswith(batch + ":"):
                 at = int(text[len(batch) + 1:].split(":")[0])
-                remarks[bisect.bisect_right(first_lines, at) - 1].append(text)
-        return {job_files(job, args)[1]: (0, text, "\n".join(notes))
-                for job, text, notes in zip(jobs, outputs, remarks)}
-    # Find which failed, one by one.
-    results = {}
-    for job in jobs:
-        original, decomposed, _ = job_files(job, args)
-        opt = subprocess.run([args.overlap_opt, original, "--pass-pipeline="
-                              + decompose_pipeline(variant)],
+                notes[bisect.bisect_right(first_lines, at) - 1].append(text)
+        return [(0, output, "\n".join(lines))
+                for output, lines in zip(outputs, notes)]
+    results = []
+    for path in paths:
+        opt = subprocess.run([args.overlap_opt, path, flag],
                              capture_output=True, text=True)
-        results[decomposed] = (opt.returncode, opt.stdout, opt.stderr)
+        results.append((opt.returncode, opt.stdout, opt.stderr))
     return results
+
+
+def decompose_all(jobs, args, variant):
+    """Phase 1: decomposes the programs of `jobs` (all with `variant`) in
+    one overlap-opt. {decomposed path: (returncode, text, remarks)}."""
+    batch = os.path.join(args.work, "decompose-u%d-%s.mlir" % (
+        variant["unroll"], SUFFIX[variant["bidirectional"]]))
+    results = opt_all(args, [job_files(job, args)[0] for job in jobs],
+                      decompose_pipeline(variant), batch)
+    return {job_files(job, args)[1]: result
+            for job, result in zip(jobs, results)}
 
 
 def check_and_run(job, args, decomposition):
@@ -343,34 +350,15 @@ def check_and_run(job, args, decomposition):
 
 def schedule_all(jobs, args, algorithm):
     """Phase 3: schedules the decomposed programs of `jobs` with
-    `algorithm`, all in one overlap-opt (one process start instead of one
-    per program). {decomposed path: scheduled text or error}."""
-    chunks = []
-    for job in jobs:
-        with open(job_files(job, args)[1]) as f:
-            chunks.append(f.read())
-    batch = os.path.join(args.work, "schedule-%s.mlir" % algorithm)
-    with open(batch, "w") as f:
-        f.write("\n// -----\n".join(chunks))
-    opt = subprocess.run([args.overlap_opt, batch, "--split-input-file",
-                          "--pass-pipeline=builtin.module(func.func("
-                          "ovl-schedule{algorithm=%s}))" % algorithm],
-                         capture_output=True, text=True)
-    outputs = opt.stdout.split("// -----\n")
-    if opt.returncode == 0 and len(outputs) == len(jobs):
-        return {job_files(job, args)[1]: ("ok", text)
-                for job, text in zip(jobs, outputs)}
-    # Find which failed, one by one.
-    results = {}
-    for job in jobs:
-        decomposed = job_files(job, args)[1]
-        opt = subprocess.run([args.overlap_opt, decomposed,
-                              "--pass-pipeline=builtin.module(func.func("
-                              "ovl-schedule{algorithm=%s}))" % algorithm],
-                             capture_output=True, text=True)
-        results[decomposed] = (("ok", opt.stdout) if opt.returncode == 0
-                               else ("error", opt.stderr))
-    return results
+    `algorithm`, in one overlap-opt. {decomposed path: ("ok", scheduled
+    text) or ("error", stderr)}."""
+    decomposed = [job_files(job, args)[1] for job in jobs]
+    results = opt_all(args, decomposed,
+                      "builtin.module(func.func(ovl-schedule{algorithm=%s}))"
+                      % algorithm,
+                      os.path.join(args.work, "schedule-%s.mlir" % algorithm))
+    return {path: ("ok", output) if returncode == 0 else ("error", stderr)
+            for path, (returncode, output, stderr) in zip(decomposed, results)}
 
 
 def run_scheduled(job, args, scheduled_text):
