@@ -18,9 +18,6 @@
 
 using namespace mlir::ovl::sched;
 
-/// Sums of the same costs in other orders differ relatively by less.
-static constexpr double kSumRounding = 1e-9;
-
 void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                llvm::SmallVectorImpl<unsigned> &order,
                                BlockOutcome &outcome, int budget,
@@ -67,7 +64,7 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
   auto cannotGain = [&] {
     // The margin covers the rounding of the same sum in another order.
     return outcome.makespan * (1 - kImproveGain) <=
-           computeBound * (1 - kSumRounding);
+           computeBound * (1 - kSameTime);
   };
   for (bool changed = true; changed && judged < replays && !cannotGain();) {
     changed = false;

@@ -9,11 +9,6 @@
 
 using namespace mlir::ovl::sched;
 
-/// Estimates closer than this, relatively, are the same time: the
-/// schedulers' and the replay's sums of the same costs in other orders
-/// differ by rounding.
-static constexpr double kSameTime = 1e-9;
-
 BlockOutcome mlir::ovl::sched::replay(const ScheduleGraph &graph,
                                       llvm::ArrayRef<unsigned> order,
                                       int budget) {

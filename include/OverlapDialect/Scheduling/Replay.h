@@ -50,6 +50,11 @@ BlockOutcome replay(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
 BlockOutcome judge(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
                    int budget, const BlockSimulation *simulation);
 
+/// Estimates closer than this, relatively, are the same time: the
+/// schedulers' and the replay's sums of the same costs in other orders
+/// differ by rounding.
+constexpr double kSameTime = 1e-9;
+
 /// Whether `candidate` is faster than `current`, which it then replaces: it
 /// must not exceed the in-flight or the memory budget where `current` does
 /// not (the replay does not price the wait for a slot or for memory).
