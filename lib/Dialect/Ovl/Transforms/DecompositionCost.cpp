@@ -383,18 +383,6 @@ FailureOr<double> mlir::ovl::estimateBlock(
   return report->stepTime;
 }
 
-StringRef mlir::ovl::stringifyCollectiveForm(CollectiveForm form) {
-  switch (form) {
-  case CollectiveForm::Blocking:
-    return "blocking";
-  case CollectiveForm::Asynchronous:
-    return "asynchronous";
-  case CollectiveForm::Decomposed:
-    return "decomposed";
-  }
-  llvm_unreachable("unknown collective form");
-}
-
 /// What determines the estimates of `collective`'s window: the window's
 /// module printed (its digest, printed once per window), which op of it the
 /// collective is, which ops the context decomposes how, and what is priced

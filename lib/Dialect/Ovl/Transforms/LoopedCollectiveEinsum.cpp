@@ -119,23 +119,6 @@ mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
   return loops;
 }
 
-std::string mlir::ovl::describeLoop(const DecomposeOptions &loop) {
-  if (loop.withGather)
-    return loop.direction == RingLoopDirection::Split
-               ? "gather-scatter, split, with the all_gather of its einsum"
-               : "gather-scatter, with the all_gather of its einsum";
-  std::string text = "unroll " + std::to_string(loop.unroll);
-  switch (loop.direction) {
-  case RingLoopDirection::Unidirectional:
-    return text + ", unidirectional";
-  case RingLoopDirection::Bidirectional:
-    return text + ", bidirectional";
-  case RingLoopDirection::Split:
-    return text + ", split";
-  }
-  llvm_unreachable("unknown direction");
-}
-
 LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,
                                              Operation *collective,
                                              const DecomposeOptions &options) {
