@@ -86,20 +86,31 @@ public:
                            ArrayRef<gate::Loop> loops,
                            std::optional<double> &step,
                            std::string &why) override {
-    // The machine of the block's first candidate: a block's collectives
-    // share their grid's machine wherever the gate prices them together.
-    auto first = llvm::find_if(matched.ops, [&](Operation *op) {
-      return op->getBlock() == matched.blocks[block];
-    });
-    FailureOr<const MachineModel *> machine = getMachine(*first, why);
-    if (failed(machine))
-      return failure();
-    if (!*machine)
+    // The machine of the block's first candidate that has one: a block's
+    // collectives share their grid's machine wherever the gate prices them
+    // together.
+    const MachineModel *machine = nullptr;
+    std::string unplaced;
+    for (Operation *op : matched.ops) {
+      if (op->getBlock() != matched.blocks[block])
+        continue;
+      std::string whyNot;
+      FailureOr<const MachineModel *> placed = getMachine(op, whyNot);
+      if (failed(placed))
+        return failure();
+      if ((machine = *placed))
+        break;
+      if (unplaced.empty())
+        unplaced = whyNot;
+    }
+    if (!machine) {
+      why = unplaced;
       return success();
+    }
     SmallVector<std::pair<Operation *, DecomposeOptions>> decomposed =
         getOps(loops);
     FailureOr<double> priced = estimateBlock(
-        matched.blocks[block], **machine, machines,
+        matched.blocks[block], *machine, machines,
         FormContext{asyncCollectives, decomposed, true}, &cache, why);
     if (succeeded(priced))
       step = *priced;
