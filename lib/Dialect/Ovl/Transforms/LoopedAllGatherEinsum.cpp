@@ -364,7 +364,7 @@ std::string mlir::ovl::whyNotDecomposable(AllGatherOp gather) {
   return "";
 }
 
-LogicalResult
+FailureOr<DecomposedCollective>
 mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
                                     const DecomposeOptions &options) {
   if (!whyNotDecomposable(gather).empty())
@@ -478,8 +478,9 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
     }
     return next;
   };
-  SmallVector<Value> final =
+  RingRounds rounds =
       emitRingRounds(rewriter, loc, plan, options.unroll, state, emitRound);
+  ArrayRef<Value> final = rounds.state;
   for (auto [u, user] : llvm::enumerate(users)) {
     SmallVector<Value> parts;
     for (unsigned part = 0; part < numParts; ++part)
@@ -492,7 +493,7 @@ mlir::ovl::decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
   if (assembledIndex)
     rewriter.replaceAllUsesWith(gather.getResult(), final[*assembledIndex]);
   rewriter.eraseOp(gather);
-  return success();
+  return DecomposedCollective{rounds.loop};
 }
 
 SmallVector<Operation *, 2> mlir::ovl::getLoopEinsums(AllGatherOp gather) {

@@ -119,9 +119,9 @@ mlir::ovl::getLoopVariants(Operation *collective, UnrollChoice unroll,
   return loops;
 }
 
-LogicalResult mlir::ovl::decomposeCollective(RewriterBase &rewriter,
-                                             Operation *collective,
-                                             const DecomposeOptions &options) {
+FailureOr<DecomposedCollective>
+mlir::ovl::decomposeCollective(RewriterBase &rewriter, Operation *collective,
+                               const DecomposeOptions &options) {
   DecomposeOptions loop = resolveLoop(collective, options);
   if (auto gather = dyn_cast<AllGatherOp>(collective))
     return decomposeAllGatherEinsum(rewriter, gather, loop);

@@ -345,7 +345,7 @@ std::optional<unsigned> mlir::ovl::getSplitDim(ReduceScatterOp scatter) {
   return analyze(scatter, why)->splitDim;
 }
 
-LogicalResult
+FailureOr<DecomposedCollective>
 mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
                                         ReduceScatterOp scatter,
                                         const DecomposeOptions &options) {
@@ -463,8 +463,9 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
     if (first.use_empty())
       rewriter.eraseOp(first.getDefiningOp());
   }
-  SmallVector<Value> sums = emitRingRounds(rewriter, loc, plan.ring,
-                                           options.unroll, state, emitRound);
+  RingRounds rounds = emitRingRounds(rewriter, loc, plan.ring, options.unroll,
+                                     state, emitRound);
+  ArrayRef<Value> sums = rounds.state;
   if (empty.use_empty())
     rewriter.eraseOp(empty.getDefiningOp());
 
@@ -490,5 +491,5 @@ mlir::ovl::decomposeEinsumReduceScatter(RewriterBase &rewriter,
     rewriter.eraseOp(add);
   for (const ScatterTerm &term : layout.terms)
     rewriter.eraseOp(term.einsum);
-  return success();
+  return DecomposedCollective{rounds.loop};
 }

@@ -191,9 +191,9 @@ bool mlir::ovl::canSplitGatherScatter(ReduceScatterOp scatter) {
              0;
 }
 
-LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
-                                                      ReduceScatterOp scatter,
-                                                      bool split) {
+FailureOr<DecomposedCollective>
+mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
+                                        ReduceScatterOp scatter, bool split) {
   std::string why;
   FailureOr<GatherScatterLayout> analyzed = analyze(scatter, why);
   if (failed(analyzed) || (split && !canSplitGatherScatter(scatter)))
@@ -348,6 +348,7 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
   // first rounds start sums, the last complete them, each to its own
   // owners.
   int64_t loopBegin = g, loopEnd = std::min(n - g + 1, n - 1);
+  DecomposedCollective built;
   bool loop = loopEnd - loopBegin >= 2;
   for (int64_t k = 0; k < (loop ? loopBegin : n); ++k)
     emitRound(rewriter, k, Value(), state, assembled);
@@ -388,6 +389,7 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
           scf::YieldOp::create(body, loc, pack(current, gathered));
         });
     unpack(forOp.getResults(), state, assembled);
+    built.loop = forOp;
     for (int64_t k = loopEnd; k < n; ++k)
       emitRound(rewriter, k, Value(), state, assembled);
   }
@@ -399,5 +401,5 @@ LogicalResult mlir::ovl::decomposeGatherEinsumScatter(RewriterBase &rewriter,
     rewriter.replaceOp(gather, assembled);
   else
     rewriter.eraseOp(gather);
-  return success();
+  return built;
 }

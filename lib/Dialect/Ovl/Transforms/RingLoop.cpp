@@ -104,11 +104,10 @@ static SmallVector<int64_t> roundSignature(const RingPlan &plan,
   return signature;
 }
 
-SmallVector<Value> mlir::ovl::emitRingRounds(OpBuilder &builder, Location loc,
-                                             const RingPlan &plan,
-                                             unsigned unroll,
-                                             SmallVector<Value> state,
-                                             RoundEmitter emitRound) {
+RingRounds mlir::ovl::emitRingRounds(OpBuilder &builder, Location loc,
+                                     const RingPlan &plan, unsigned unroll,
+                                     SmallVector<Value> state,
+                                     RoundEmitter emitRound) {
   // The longest run of rounds that all look alike.
   int64_t bestBegin = 0, bestLength = 0;
   for (int64_t begin = 0; begin < plan.numRounds;) {
@@ -136,7 +135,7 @@ SmallVector<Value> mlir::ovl::emitRingRounds(OpBuilder &builder, Location loc,
   };
   if (iterations == 0) {
     straightLine(0, plan.numRounds);
-    return state;
+    return {state, nullptr};
   }
 
   straightLine(0, bestBegin);
@@ -165,7 +164,7 @@ SmallVector<Value> mlir::ovl::emitRingRounds(OpBuilder &builder, Location loc,
       });
   state.assign(loop.getResults().begin(), loop.getResults().end());
   straightLine(loopEnd, plan.numRounds);
-  return state;
+  return {state, loop};
 }
 
 /// Offsets, sizes and strides of the slice of `type` that is whole except

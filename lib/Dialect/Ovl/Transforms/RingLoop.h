@@ -112,11 +112,16 @@ using RoundEmitter = function_ref<SmallVector<Value>(
 /// Emits every round of `plan`: the longest run of at least two rounds of
 /// the same structure becomes an scf.for with `unroll` rounds per
 /// iteration; the rounds before and after it, and the run's remainder, are
-/// straight-line code. Returns the final state.
-SmallVector<Value> emitRingRounds(OpBuilder &builder, Location loc,
-                                  const RingPlan &plan, unsigned unroll,
-                                  SmallVector<Value> state,
-                                  RoundEmitter emitRound);
+/// straight-line code.
+struct RingRounds {
+  /// The state after the last round.
+  SmallVector<Value> state;
+  /// The scf.for, or null when no run was long enough for one.
+  Operation *loop = nullptr;
+};
+RingRounds emitRingRounds(OpBuilder &builder, Location loc,
+                          const RingPlan &plan, unsigned unroll,
+                          SmallVector<Value> state, RoundEmitter emitRound);
 
 /// Non-negative representative of `value` mod `n`.
 int64_t positiveMod(int64_t value, int64_t n);

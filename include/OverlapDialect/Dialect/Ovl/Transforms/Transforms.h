@@ -159,12 +159,22 @@ std::string whyNotDecomposable(Operation *collective);
 /// it cannot be decomposed.
 SmallVector<Operation *, 2> getDecomposedEinsums(Operation *collective);
 
+/// What a decomposition built, for a caller that goes on transforming it
+/// (as Linalg's transforms return the ops they make).
+struct DecomposedCollective {
+  /// The `scf.for` over the ring's rounds of the same structure; null when
+  /// the ring has too few rounds for a loop and every round is
+  /// straight-line code.
+  Operation *loop = nullptr;
+};
+
 /// Rewrites a decomposable `ovl.all_gather` or `ovl.reduce_scatter` into its
 /// ring loop with decomposeAllGatherEinsum or decomposeEinsumReduceScatter.
 /// Fails, changing nothing, when whyNotDecomposable(collective) is not
 /// empty.
-LogicalResult decomposeCollective(RewriterBase &rewriter, Operation *collective,
-                                  const DecomposeOptions &options);
+FailureOr<DecomposedCollective>
+decomposeCollective(RewriterBase &rewriter, Operation *collective,
+                    const DecomposeOptions &options);
 
 /// getSplitDim for each kind.
 std::optional<unsigned> getSplitDim(AllGatherOp gather);
@@ -186,16 +196,16 @@ std::string describeAllGatherCases(AllGatherOp gather);
 
 /// Rewrites `gather` and the einsums it feeds into a ring loop. Fails,
 /// changing nothing, when whyNotDecomposable(gather) is not empty.
-LogicalResult decomposeAllGatherEinsum(RewriterBase &rewriter,
-                                       AllGatherOp gather,
-                                       const DecomposeOptions &options);
+FailureOr<DecomposedCollective>
+decomposeAllGatherEinsum(RewriterBase &rewriter, AllGatherOp gather,
+                         const DecomposeOptions &options);
 
 /// Rewrites `scatter` and the einsum that produces its input into a ring
 /// loop. Fails, changing nothing, when whyNotDecomposable(scatter) is not
 /// empty.
-LogicalResult decomposeEinsumReduceScatter(RewriterBase &rewriter,
-                                           ReduceScatterOp scatter,
-                                           const DecomposeOptions &options);
+FailureOr<DecomposedCollective>
+decomposeEinsumReduceScatter(RewriterBase &rewriter, ReduceScatterOp scatter,
+                             const DecomposeOptions &options);
 
 /// Why `scatter`, its einsum and the all_gather of the einsum's operand
 /// cannot be decomposed together (the gathered letter free and scattered,
@@ -218,9 +228,9 @@ bool canSplitGatherScatter(ReduceScatterOp scatter);
 /// gather's ring. Fails, changing nothing, when
 /// whyNotDecomposableTogether(scatter) is not empty or a split is asked of
 /// a pair that cannot be split.
-LogicalResult decomposeGatherEinsumScatter(RewriterBase &rewriter,
-                                           ReduceScatterOp scatter,
-                                           bool split = false);
+FailureOr<DecomposedCollective>
+decomposeGatherEinsumScatter(RewriterBase &rewriter, ReduceScatterOp scatter,
+                             bool split = false);
 
 /// Splits every `ovl.collective_permute` under `root` into a start at its
 /// place and a done before the first use of its result, double-buffering
