@@ -7,8 +7,12 @@
 // module is shared by the whole context, so loading the script into it on
 // every pipeline run would define its symbols twice as soon as one context
 // lowers two programs (as `overlap-run --reference` does), and could clash
-// with libraries a user preloads. Afterwards it undoes one side effect of the
-// script on the rest of the module (see splitSharedEmptyTensors).
+// with libraries a user preloads. Before the script it rewrites contractions
+// of bf16 or f16 inputs into f32 ones of widened inputs, which the script's
+// f32 matchers take (widenNarrowInputs); after it, it moves that widening
+// into the packing copies' vector reads (foldWideningIntoReads) and undoes
+// one side effect of the script on the rest of the module (see
+// splitSharedEmptyTensors).
 //
 //===----------------------------------------------------------------------===//
 
