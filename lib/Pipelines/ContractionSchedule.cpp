@@ -259,11 +259,10 @@ static bool readNarrowInput(vector::TransferReadOp read,
 /// that the script made of the widened tensors: the packing copies of A
 /// and B (and the operands of micro-kernels whose pads were not hoisted).
 /// They then read bf16 or f16 and extend whole vectors, and a widening
-/// generic left without users is erased: the whole widened tensor was
-/// otherwise written once and read back by the packing, a pass over
-/// 2 + 4 + 4 bytes per element of A and B that the packing itself does not
-/// need. Widenings with other users (contractions the script did not match)
-/// stay, and become loops like those.
+/// generic left without users is erased: otherwise the pipeline lowers it
+/// to a loop writing the whole widened tensor, which the packing reads
+/// back. Widenings with other users (contractions the script did not
+/// match) stay, and become loops like those.
 static void foldWideningIntoReads(Operation *root) {
   SmallVector<linalg::GenericOp> widenings;
   root->walk([&](linalg::GenericOp op) {
