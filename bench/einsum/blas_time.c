@@ -1,10 +1,12 @@
 //===- blas_time.c - OpenBLAS sgemm timings for bench/einsum ------*- C -*-===//
 //
 // The OpenBLAS side of bench/einsum/run.sh: times C = A * B (row-major f32,
-// beta = 0) with cblas_sgemm and prints the median seconds of the calls.
+// beta = 0) with cblas_sgemm and prints the median and the least seconds
+// of the calls.
 // The core-type probe and the build info come from bench/matmul's harness.
 //
-//   blas_time M N K REPS    median seconds of REPS calls, after one warm-up
+//   blas_time M N K REPS    median and least seconds of REPS calls, after
+//                           one warm-up
 //   blas_time --probe       GFLOP/s of the best of 5 1024^3 calls
 //   blas_time --info        OpenBLAS build, core and thread count
 //
@@ -75,7 +77,7 @@ int main(int argc, char **argv) {
       seconds[r] = now() - t0;
   }
   qsort(seconds, (size_t)reps, sizeof(double), cmp_double);
-  printf("%.9f\n", seconds[reps / 2]);
+  printf("%.9f %.9f\n", seconds[reps / 2], seconds[0]);
   free(seconds);
   free(a);
   free(b);

@@ -7,8 +7,12 @@
 // module is shared by the whole context, so loading the script into it on
 // every pipeline run would define its symbols twice as soon as one context
 // lowers two programs (as `overlap-run --reference` does), and could clash
-// with libraries a user preloads. Afterwards it undoes one side effect of the
-// script on the rest of the module (see splitSharedEmptyTensors).
+// with libraries a user preloads. Before the script it rewrites contractions
+// of bf16 or f16 inputs into f32 ones of widened inputs, which the script's
+// f32 matchers take (widenNarrowInputs); after it, it moves that widening
+// into the packing copies' vector reads (foldWideningIntoReads) and undoes
+// one side effect of the script on the rest of the module (see
+// splitSharedEmptyTensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,11 +27,17 @@
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 
+#include "llvm/Support/Debug.h"
+
 #include <memory>
+
+#define DEBUG_TYPE "ovl-apply-contraction-schedule"
 
 namespace overlap {
 #define GEN_PASS_DEF_OVLAPPLYCONTRACTIONSCHEDULEPASS
@@ -120,6 +130,10 @@ static void isolateMovingSlices(Operation *root) {
   });
 }
 
+/// Tags the linalg.generic that widenNarrowInputs makes to widen an input,
+/// so that foldWideningIntoReads finds it after the script.
+static constexpr llvm::StringLiteral kWidenAttr = "ovl.widen";
+
 /// Whether `type` is a static tensor of bf16 or f16.
 static bool isNarrowFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -127,53 +141,67 @@ static bool isNarrowFloatTensor(Type type) {
          (tensor.getElementType().isBF16() || tensor.getElementType().isF16());
 }
 
+/// Whether `op` is a contraction C(f32) += ext(A) * ext(B) of static bf16
+/// or f16 A and B (what ovl-einsum-to-linalg emits for a bf16 einsum into
+/// f32).
+static bool isNarrowInputContraction(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !linalg::isaContractionOpInterface(op))
+    return false;
+  auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  if (!init || !init.getElementType().isF32() ||
+      !llvm::all_of(op.getDpsInputs(), [](Value input) {
+        return isNarrowFloatTensor(input.getType());
+      }))
+    return false;
+  // Exactly ext, ext, mul, add: anything else in the body would change
+  // meaning in the rewrite of widenNarrowInputs.
+  for (Operation &bodyOp : op.getBody()->without_terminator())
+    if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(bodyOp))
+      return false;
+  return op.getBody()->getOperations().size() == 5;
+}
+
+/// An elementwise linalg.generic, tagged kWidenAttr, that extends `input`
+/// to f32.
+static Value widenToF32(OpBuilder &builder, Location loc, Value input) {
+  Type f32 = builder.getF32Type();
+  auto type = cast<RankedTensorType>(input.getType());
+  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(), f32);
+  AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(),
+                                            utils::IteratorType::parallel);
+  auto widen = linalg::GenericOp::create(
+      builder, loc, empty.getType(), input, empty,
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(
+            b, l, arith::ExtFOp::create(b, l, f32, args[0]).getResult());
+      });
+  widen->setAttr(kWidenAttr, builder.getUnitAttr());
+  return widen.getResult(0);
+}
+
 /// Rewrites every contraction C(f32) += ext(A) * ext(B) of bf16 or f16 A
-/// and B (what ovl-einsum-to-linalg emits for a bf16 einsum into f32) as
-/// an f32 contraction of A and B widened to f32 first, which the schedule's
-/// f32 matchers then tile, pack and vectorize. Widening is exact, so the
-/// results are the same; it costs one pass over A and B, O(MK + KN) against
-/// the contraction's O(MNK).
+/// and B as an f32 contraction of A and B widened to f32 first, which the
+/// schedule's f32 matchers then tile, pack and vectorize. Widening is exact,
+/// so the results are the same. foldWideningIntoReads later moves the
+/// widening into the reads that pack A and B, so that no widened copy of
+/// either is written.
 static void widenNarrowInputs(Operation *root) {
   SmallVector<linalg::GenericOp> narrow;
   root->walk([&](linalg::GenericOp op) {
-    if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-        !linalg::isaContractionOpInterface(op))
-      return;
-    auto init = dyn_cast<RankedTensorType>(op.getDpsInits()[0].getType());
-    if (!init || !init.getElementType().isF32() ||
-        !llvm::all_of(op.getDpsInputs(), [](Value input) {
-          return isNarrowFloatTensor(input.getType());
-        }))
-      return;
-    // Exactly ext, ext, mul, add: anything else in the body would change
-    // meaning in the rewrite below.
-    for (Operation &bodyOp : op.getBody()->without_terminator())
-      if (!isa<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(bodyOp))
-        return;
-    if (op.getBody()->getOperations().size() != 5)
-      return;
-    narrow.push_back(op);
+    if (isNarrowInputContraction(op))
+      narrow.push_back(op);
   });
   for (linalg::GenericOp op : narrow) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] widening the inputs of "
+                            << op.getLoc() << "\n");
     OpBuilder builder(op);
     Location loc = op.getLoc();
-    Type f32 = builder.getF32Type();
     SmallVector<Value> widened;
-    for (Value input : op.getDpsInputs()) {
-      auto type = cast<RankedTensorType>(input.getType());
-      Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(), f32);
-      AffineMap identity = builder.getMultiDimIdentityMap(type.getRank());
-      SmallVector<utils::IteratorType> parallel(type.getRank(),
-                                                utils::IteratorType::parallel);
-      auto widen = linalg::GenericOp::create(
-          builder, loc, empty.getType(), input, empty,
-          ArrayRef<AffineMap>{identity, identity}, parallel,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                b, l, arith::ExtFOp::create(b, l, f32, args[0]).getResult());
-          });
-      widened.push_back(widen.getResult(0));
-    }
+    for (Value input : op.getDpsInputs())
+      widened.push_back(widenToF32(builder, loc, input));
     auto f32Contraction = linalg::GenericOp::create(
         builder, loc, op.getResultTypes(), widened, op.getDpsInits(),
         op.getIndexingMapsArray(), op.getIteratorTypesArray(),
@@ -184,6 +212,82 @@ static void widenNarrowInputs(Operation *root) {
         });
     op->replaceAllUsesWith(f32Contraction);
     op->erase();
+  }
+}
+
+/// The constant `padding` of a transfer_read as a constant of `narrow`
+/// type, if it converts exactly (it is the 0.0 of the schedule's pads).
+static Value narrowPadding(OpBuilder &builder, Location loc, Value padding,
+                           FloatType narrow) {
+  FloatAttr wide;
+  if (!matchPattern(padding, m_Constant(&wide)))
+    return {};
+  APFloat value = wide.getValue();
+  bool losesInfo = false;
+  value.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  if (losesInfo)
+    return {};
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getFloatAttr(narrow, value));
+}
+
+/// Replaces `read`, a transfer_read of the f32 result of a widening generic,
+/// by an arith.extf of the same transfer_read of the narrow input.
+static bool readNarrowInput(vector::TransferReadOp read,
+                            linalg::GenericOp widen) {
+  Value narrowInput = widen.getDpsInputs()[0];
+  auto narrow = cast<FloatType>(getElementTypeOrSelf(narrowInput.getType()));
+  OpBuilder builder(read);
+  Location loc = read.getLoc();
+  Value padding = narrowPadding(builder, loc, read.getPadding(), narrow);
+  if (!padding)
+    return false;
+  VectorType wideType = read.getVectorType();
+  auto narrowRead = vector::TransferReadOp::create(
+      builder, loc, wideType.clone(narrow), narrowInput, read.getIndices(),
+      read.getPermutationMapAttr(), padding, read.getMask(),
+      read.getInBoundsAttr());
+  read.replaceAllUsesWith(
+      arith::ExtFOp::create(builder, loc, wideType, narrowRead.getResult())
+          .getResult());
+  read.erase();
+  return true;
+}
+
+/// Moves the widening of narrow contraction inputs into the vector reads
+/// that the script made of the widened tensors: the packing copies of A
+/// and B (and the operands of micro-kernels whose pads were not hoisted).
+/// They then read bf16 or f16 and extend whole vectors, and a widening
+/// generic left without users is erased: otherwise the pipeline lowers it
+/// to a loop writing the whole widened tensor, which the packing reads
+/// back. Widenings with other users (contractions the script did not
+/// match) stay, and become loops like those.
+static void foldWideningIntoReads(Operation *root) {
+  SmallVector<linalg::GenericOp> widenings;
+  root->walk([&](linalg::GenericOp op) {
+    if (op->hasAttr(kWidenAttr))
+      widenings.push_back(op);
+  });
+  for (linalg::GenericOp widen : widenings) {
+    unsigned folded = 0;
+    for (Operation *user : llvm::make_early_inc_range(widen->getUsers())) {
+      auto read = dyn_cast<vector::TransferReadOp>(user);
+      if (read && readNarrowInput(read, widen))
+        ++folded;
+    }
+    LLVM_DEBUG(llvm::dbgs()
+               << "[" DEBUG_TYPE "] widening at " << widen.getLoc() << ": "
+               << folded << " reads of bf16/f16, "
+               << (widen->use_empty() ? "erased" : "kept") << "\n");
+    if (!widen->use_empty()) {
+      widen->removeAttr(kWidenAttr);
+      continue;
+    }
+    Operation *init = widen.getDpsInits()[0].getDefiningOp();
+    widen->erase();
+    if (init && init->use_empty())
+      init->erase();
   }
 }
 
@@ -249,6 +353,7 @@ struct ApplyContractionSchedulePass
     if (failed(transform::applyTransformNamedSequence(
             getOperation(), entry, library, transform::TransformOptions())))
       return signalPassFailure();
+    foldWideningIntoReads(getOperation());
     splitSharedEmptyTensors(getOperation());
   }
 

@@ -27,10 +27,15 @@
 //             for k in KC: acc += A_pack[k] (x) B_pack[k]   (broadcast + FMA)
 //             C[ir:+MR, jr:+NR] = acc
 //
-// Everything else in the module is left alone (other contractions, e.g. f64,
-// bf16 inputs, or loops in another order, are lowered to plain loops by the
-// pipeline; `ovl-apply-contraction-schedule` first widens the bf16 and f16
-// inputs of contractions into f32 to f32, which then match here). Partial blocks and partial register tiles (sizes that are not
+// Everything else in the module is left alone (other contractions, e.g. f64
+// ones or loops in another order, are lowered to plain loops by the
+// pipeline). Contractions of bf16 or f16 inputs into f32 reach this script
+// as f32 contractions of inputs widened by elementwise ops, which
+// `ovl-apply-contraction-schedule` adds before it and folds into the vector
+// reads of the packing copies after it: the packing reads bf16 (or f16),
+// extends it in registers and stores f32 into the packed buffers, so the
+// micro-kernel is the f32 one and no widened copy of A or B is written.
+// Partial blocks and partial register tiles (sizes that are not
 // multiples of the tile sizes) are peeled off into copies with smaller static
 // sizes, so every micro-kernel is static; what is still partial is
 // zero-padded into the packed buffers.

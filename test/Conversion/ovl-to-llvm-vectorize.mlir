@@ -99,12 +99,17 @@ func.func @f64(%x: tensor<16x32xf64>, %w: tensor<32x64xf64>) -> tensor<16x64xf64
   return %y : tensor<16x64xf64>
 }
 
-// bf16 inputs into f32: each input is widened to f32 by an elementwise
-// linalg.generic, then the f32 contraction is vectorized.
+// bf16 inputs into f32: the contraction is vectorized as an f32 one, and
+// the packing copies read bf16 vectors and widen them (see
+// test/Pipelines/contraction-schedule-bf16.mlir).
 // SCHED-LABEL: func.func @bf16(
-// SCHED: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xbf16>) outs(%{{.*}} : tensor<16x32xf32>)
-// SCHED: arith.extf {{.*}} : bf16 to f32
-// SCHED: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x64xbf16>) outs(%{{.*}} : tensor<32x64xf32>)
+// SCHED-NOT: linalg.generic
+// SCHED: vector.transfer_read %arg1{{.*}} : tensor<32x64xbf16>, vector<1x32xbf16>
+// SCHED-NEXT: arith.extf {{.*}} : vector<1x32xbf16> to vector<1x32xf32>
+// SCHED-NOT: linalg.generic
+// SCHED: vector.transfer_read %arg0{{.*}} : tensor<16x32xbf16>, vector<8x1xbf16>
+// SCHED-NEXT: arith.extf {{.*}} : vector<8x1xbf16> to vector<8x1xf32>
+// SCHED-NOT: linalg.generic
 // SCHED: vector.fma {{.*}} : vector<32xf32>
 // VEC-LABEL: llvm.func @bf16(
 // VEC: llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>

@@ -223,8 +223,8 @@ func.func @main(%s: tensor<40x40xf32>, %c0: tensor<40x70xf32>) -> tensor<40x70xf
 }
 
 //--- bf16.mlir
-// bf16 x bf16 -> f32, 70 x 130 x 90 with B transposed (n, k): widened to
-// f32, then tiled, packed and vectorized as f32.
+// bf16 x bf16 -> f32, 70 x 130 x 90 with B transposed (n, k): tiled,
+// packed and vectorized as f32, widened in the packing.
 func.func @main(%a: tensor<70x90xbf16>, %b: tensor<130x90xbf16>) -> tensor<70x130xf32> {
   %c = ovl.einsum "mk,nk->mn" %a, %b : tensor<70x90xbf16>, tensor<130x90xbf16> -> tensor<70x130xf32>
   return %c : tensor<70x130xf32>
@@ -259,8 +259,8 @@ func.func @main(%a: tensor<70x90xbf16>, %b: tensor<130x90xbf16>) -> tensor<70x13
 }
 
 //--- f16.mlir
-// f16 x f16 -> f32, 50 x 40 x 300 with B transposed (n, k): widened to
-// f32, then tiled, packed and vectorized as f32.
+// f16 x f16 -> f32, 50 x 40 x 300 with B transposed (n, k): tiled,
+// packed and vectorized as f32, widened in the packing.
 func.func @main(%a: tensor<50x300xf16>, %b: tensor<40x300xf16>) -> tensor<50x40xf32> {
   %c = ovl.einsum "mk,nk->mn" %a, %b : tensor<50x300xf16>, tensor<40x300xf16> -> tensor<50x40xf32>
   return %c : tensor<50x40xf32>

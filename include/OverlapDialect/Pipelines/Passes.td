@@ -79,8 +79,11 @@ def OvlApplyContractionSchedulePass
 
     A contraction of bf16 or f16 inputs into f32 (`ovl.einsum` of bf16
     operands with an f32 result) is first rewritten as an f32 contraction of
-    its inputs widened to f32 by elementwise `arith.extf` (exact, one pass
-    over each input), which is then scheduled as any f32 one.
+    its inputs widened to f32 by elementwise `arith.extf` (exact), which is
+    then scheduled as any f32 one; afterwards the widening moves into the
+    vector reads of the packing copies, which read bf16 and store f32 into
+    the packed buffers, so no widened copy of an input is written. A
+    widening the script did not pack for stays an elementwise op.
 
     It does what `transform-preload-library` + `transform-interpreter` do,
     without a file and without the context-wide transform library module,
