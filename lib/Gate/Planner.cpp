@@ -20,6 +20,7 @@
 
 #include <list>
 #include <map>
+#include <tuple>
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
 
@@ -325,6 +326,20 @@ private:
     return loops;
   }
 
+  /// A loop decided, as a key: the candidate and its variant's fields.
+  using LoopKey = std::tuple<size_t, unsigned, RingLoopDirection, bool>;
+  static std::vector<LoopKey> getKey(ArrayRef<Loop> loops) {
+    std::vector<LoopKey> key;
+    for (const auto &[candidate, loop] : loops)
+      key.emplace_back(candidate, loop.unroll, loop.direction, loop.withGather);
+    return key;
+  }
+  /// A block's price with one set of loops, or why there is none.
+  struct BlockPrice {
+    std::optional<double> step;
+    std::string why;
+  };
+
   /// With gate=cost and a choice of loops, prices each block together,
   /// built as the pipeline would: its loops as chosen one by one (each the
   /// fastest in its window, beside the others' windows), the same loops all
@@ -366,15 +381,22 @@ private:
       ArrayRef<DecomposeOptions> variants = entry.second;
       BlockLoops result;
       result.block = block;
+      // Alternatives often build the same loops (a variant forced on loops
+      // that have it already, the gate's choice with one variant only where
+      // that is what was chosen): each set of loops is priced once.
+      std::map<std::vector<LoopKey>, BlockPrice> known;
       auto price = [&](ArrayRef<Decision> decided,
                        std::optional<DecomposeOptions> forced)
           -> FailureOr<std::optional<double>> {
-        std::optional<double> step;
-        if (failed(pricing.priceBlock(block, options.asyncCollectives,
-                                      getBlockLoops(decided, block, forced),
-                                      step, result.why)))
+        SmallVector<Loop> loops = getBlockLoops(decided, block, forced);
+        auto [entry, added] = known.try_emplace(getKey(loops));
+        BlockPrice &priced = entry->second;
+        if (added && failed(pricing.priceBlock(block, options.asyncCollectives,
+                                               loops, priced.step, priced.why)))
           return failure();
-        return step;
+        if (!priced.step)
+          result.why = priced.why;
+        return priced.step;
       };
       FailureOr<std::optional<double>> chosen = price(decisions, std::nullopt);
       if (failed(chosen))

@@ -56,6 +56,7 @@ struct FakePricing : Pricing {
   /// Pricing this candidate fails, which ends the plan.
   std::optional<size_t> failOn;
   unsigned priced = 0;
+  unsigned blocksPriced = 0;
 
   llvm::LogicalResult price(size_t candidate,
                             llvm::ArrayRef<DecomposeOptions> loops,
@@ -75,6 +76,7 @@ struct FakePricing : Pricing {
   llvm::LogicalResult priceBlock(unsigned b, bool, llvm::ArrayRef<Loop> loops,
                                  std::optional<double> &step,
                                  std::string &why) override {
+    ++blocksPriced;
     step = block ? block(b, loops) : std::nullopt;
     if (!step)
       why = "no block price made up";
@@ -249,6 +251,9 @@ TEST(PlannerTest, ABlockTakesTheVariantItsLoopsPriceFastestWithTogether) {
             "the loops chosen, all unroll 1, bidirectional");
   for (const Decision &decision : plan.decisions)
     EXPECT_EQ(decision.loop, kBothWays);
+  // Five alternatives (as chosen; each variant forced; the gate's choice
+  // with each variant only) build two sets of loops, each priced once.
+  EXPECT_EQ(pricing.blocksPriced, 2u);
 }
 
 TEST(PlannerTest, ABlockKeepsItsLoopsForLessThanATenthOfAPercent) {
