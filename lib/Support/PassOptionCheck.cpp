@@ -81,8 +81,10 @@ static bool isValidValue(const PassOptionInfo &option, StringRef text) {
     return !text.getAsInteger(0, value);
   }
   case PassOptionKind::Number: {
+    // to_float, as cl's parser, reads an empty text as 0: a value the user
+    // did not write.
     double value;
-    return to_float(text, value);
+    return !text.empty() && to_float(text, value);
   }
   case PassOptionKind::String:
     return true;
@@ -166,8 +168,10 @@ std::string overlap::checkPassOptions(const PassOptionTableEntry &pass,
     if (options.consume_front("=")) {
       size_t length = tokenLength(options, " \t\n");
       value = unquote(options.take_front(length));
-      // An unmatched closing bracket is a value of its own, not a stop.
-      options = options.drop_front(std::max<size_t>(length, 1));
+      // An unmatched closing bracket is a value of its own, not a stop; an
+      // empty value at the end leaves nothing to drop.
+      options = options.drop_front(
+          std::min(std::max<size_t>(length, 1), options.size()));
     }
     std::string error = checkOption(pass, name, value);
     if (!error.empty())

@@ -79,6 +79,26 @@ TEST(PassOptionCheckTest, UnmatchedBracketsEndTheCheck) {
   EXPECT_EQ(checkPassOptions(pipeline, "hardware={unclosed"), "");
 }
 
+// Every prefix of an options text, for every option of every pass, ends in
+// an answer: the check reads whatever a user cut short (`gate=` as the last
+// option once aborted it). A value that is empty where the option's type
+// needs one is refused.
+TEST(PassOptionCheckTest, EveryPrefixEndsInAnAnswer) {
+  for (const PassOptionTableEntry &pass : getPassOptionTable())
+    for (const PassOptionInfo &option : pass.options) {
+      std::string text = " " + option.name + "='a b' " + option.name + "={x}";
+      for (size_t length = 0; length <= text.size(); ++length)
+        (void)checkPassOptions(pass, llvm::StringRef(text).take_front(length));
+      std::string empty = checkPassOptions(pass, option.name + "=");
+      if (option.kind != PassOptionKind::String && !option.isList)
+        EXPECT_NE(empty, "") << pass.pass << " " << option.name;
+    }
+  const PassOptionTableEntry &pipeline = entry("ovl-overlap-pipeline");
+  EXPECT_EQ(checkPassOptions(pipeline, "unroll=2 gate="),
+            "pass 'ovl-overlap-pipeline': option 'gate' has no value '' "
+            "(valid: cost, always, never)");
+}
+
 TEST(PassOptionCheckTest, FindsThePassesOfAPipeline) {
   llvm::ArrayRef<PassOptionTableEntry> table = getPassOptionTable();
   auto check = [&](std::vector<const char *> args) {
