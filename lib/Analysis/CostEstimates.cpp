@@ -27,11 +27,12 @@ ElementKind mlir::ovl::getElementKind(Type elementType) {
 
 std::optional<double> mlir::ovl::getStaticBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !shaped.getElementType().isIntOrFloat())
+  if (!shaped || !shaped.hasStaticShape())
     return std::nullopt;
-  unsigned bits = shaped.getElementType().getIntOrFloatBitWidth();
-  return static_cast<double>(shaped.getNumElements()) * ((bits + 7) / 8);
+  std::optional<int64_t> element = getElementBytes(shaped.getElementType());
+  if (!element)
+    return std::nullopt;
+  return static_cast<double>(shaped.getNumElements()) * *element;
 }
 
 /// Ops that name, reslice or hold data without computing on it.

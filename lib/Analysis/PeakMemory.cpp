@@ -34,8 +34,10 @@ std::optional<int64_t> getBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
-  unsigned bits = tensor.getElementTypeBitWidth();
-  return tensor.getNumElements() * ((bits + 7) / 8);
+  std::optional<int64_t> element = getElementBytes(tensor.getElementType());
+  if (!element)
+    return std::nullopt;
+  return tensor.getNumElements() * *element;
 }
 
 /// A splat constant is a broadcast that its users fuse (XLA) or read-only
@@ -158,8 +160,8 @@ private:
       return success();
     std::optional<int64_t> bytes = getBytes(value.getType());
     if (!bytes)
-      return at->emitError("the peak-memory estimate needs static shapes, "
-                           "got ")
+      return at->emitError("the peak-memory estimate needs static shapes of "
+                           "integers, floats, index or complex numbers, got ")
              << value.getType();
     classes.insert(value);
     valueBytes.push_back({value, *bytes});

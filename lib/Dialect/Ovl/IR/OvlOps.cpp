@@ -23,17 +23,24 @@ using namespace mlir::ovl;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// Bytes of one element, rounding sub-byte types up.
-static int64_t getElementBytes(Type elementType) {
-  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+std::optional<int64_t> mlir::ovl::getElementBytes(Type type) {
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  if (isa<IndexType>(type))
+    return IndexType::kInternalStorageBitWidth / 8;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    if (std::optional<int64_t> part = getElementBytes(complex.getElementType()))
+      return 2 * *part;
+  return std::nullopt;
 }
 
 /// Bytes of a statically shaped tensor, or nullopt.
 static std::optional<int64_t> getTensorBytes(Type type) {
   auto tensor = cast<RankedTensorType>(type);
-  if (!tensor.hasStaticShape() || !tensor.getElementType().isIntOrFloat())
+  std::optional<int64_t> element = getElementBytes(tensor.getElementType());
+  if (!tensor.hasStaticShape() || !element)
     return std::nullopt;
-  return tensor.getNumElements() * getElementBytes(tensor.getElementType());
+  return tensor.getNumElements() * *element;
 }
 
 /// Prints a shape like `2x?x8`.

@@ -29,6 +29,13 @@ struct CommunicationResource
   llvm::StringRef getName() final { return "ovl::Communication"; }
 };
 
+/// Bytes one element of `type` takes in memory and on the wire: integers
+/// and floats rounded up to whole bytes, index as 64 bits, complex numbers
+/// as two of their parts; nullopt for any other type, which no cost can be
+/// given for. The one measure of element sizes of the cost model, the
+/// simulator and the memory analysis.
+std::optional<int64_t> getElementBytes(Type type);
+
 } // namespace mlir::ovl
 
 #include "OverlapDialect/Dialect/Ovl/IR/OvlInterfaces.h.inc"
