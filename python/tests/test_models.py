@@ -71,9 +71,22 @@ def test_gpt_main_list_topology_errors(capsys):
     with pytest.raises(SystemExit) as e:
         gpt.main(["--config", "nope"])
     assert str(e.value.code).startswith("overlap.models.gpt: unknown config")
+
+
+@pytest.mark.parametrize("main, args", [
+    (gpt.main, ["--config", "tiny", "--layers", "0"]),
+    (gpt.main, ["--config", "tiny", "--seq", "0"]),
+    (gpt.main, ["--config", "tiny", "--batch", "-2"]),
+    (mlp.main, MLP_1D[:1] + ["--devices", "0"] + MLP_1D[1:]),
+    (mlp.main, ["1d", "--batch", "x", "--model", "32", "--hidden", "64"]),
+])
+def test_sizes_must_be_positive(main, args, capsys):
+    # Class: a zero taken for "unset" (`if args.seq:`) gave the default
+    # size without a word; a count is refused where it is read.
     with pytest.raises(SystemExit) as e:
-        gpt.main(["--config", "tiny", "--layers", "0"])
-    assert "--layers must be at least 1" in str(e.value.code)
+        main(args)
+    assert e.value.code == 2
+    assert "is not a positive integer" in capsys.readouterr().err
 
 
 def run(args, env=None):

@@ -9,6 +9,20 @@ these modules; overlap.builders wraps them as functions.
 """
 
 
+def positive_int(text):
+    """argparse type of a count: an integer of at least 1. A zero or a
+    negative size is refused where it is read, not taken for "unset"."""
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            "'%s' is not a positive integer" % text)
+    return value
+
+
 def write_program(text, out):
     """Writes a generated program to the file `out`, or to stdout when `out`
     is empty (the generators' --out)."""

@@ -149,7 +149,7 @@ import argparse
 import math
 import sys
 
-from . import write_program
+from . import positive_int, write_program
 
 # name: (layers, d_model, d_ff, heads, chips, mesh [r, data, model], batch)
 LADDER = {
@@ -1092,14 +1092,15 @@ def _parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="512B",
                         help="one of %s, or tiny" % ", ".join(LADDER))
-    parser.add_argument("--layers", type=int, default=1,
+    parser.add_argument("--layers", type=positive_int, default=1,
                         help="transformer layers in the program (default 1)")
     parser.add_argument("--out", help="output file (default: stdout)")
     parser.add_argument("--mesh", help="override the ICI mesh: R,DATA,MODEL")
     parser.add_argument("--scale", choices=["full", "tiny"], default="full",
                         help="tiny: shrink every dimension to run on the CPU")
-    parser.add_argument("--seq", type=int, help="override the sequence length")
-    parser.add_argument("--batch", type=int,
+    parser.add_argument("--seq", type=positive_int,
+                        help="override the sequence length")
+    parser.add_argument("--batch", type=positive_int,
                         help="override the global batch (sequences)")
     parser.add_argument("--partials", choices=["f32", "bf16"], default="f32",
                         help="element type of the reduce-scattered partial "
@@ -1160,9 +1161,9 @@ def make_config(name, args):
     else:
         _, d, f, h, _, _, batch = base
         cfg = Config(name, d, f, h, HEAD_DIM, mesh, batch, SEQ, model_layers)
-    if args.seq:
+    if args.seq is not None:
         cfg.seq = args.seq
-    if args.batch:
+    if args.batch is not None:
         cfg.batch = args.batch
     cfg.check()
     return cfg
@@ -1191,8 +1192,6 @@ def main(argv=None):
                                         list(mesh), batch))
         return
 
-    if args.layers < 1:
-        sys.exit("overlap.models.gpt: --layers must be at least 1")
     if args.print_topology:
         cfg = make_config(args.config, args)
         topo = topology(cfg)

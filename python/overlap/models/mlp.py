@@ -52,7 +52,7 @@ are returned.
 import argparse
 import sys
 
-from . import write_program
+from . import positive_int, write_program
 
 
 def divide(a, b, what):
@@ -237,11 +237,11 @@ func.func @mlp_train(%x: tensor<{bl}x{fm}xbf16>, %w1: tensor<{fn}x{hm}xbf16>,
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("strategy", choices=["1d", "2d"])
-    parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--devices", type=positive_int, default=8)
     parser.add_argument("--mesh", default="4x8", help="MxN for 2d")
-    parser.add_argument("--batch", type=int, required=True)
-    parser.add_argument("--model", type=int, required=True)
-    parser.add_argument("--hidden", type=int, required=True)
+    parser.add_argument("--batch", type=positive_int, required=True)
+    parser.add_argument("--model", type=positive_int, required=True)
+    parser.add_argument("--hidden", type=positive_int, required=True)
     parser.add_argument("--step", choices=["forward", "train"],
                         default="forward",
                         help="the forward program (@mlp, the default) or "
