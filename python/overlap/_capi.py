@@ -250,6 +250,17 @@ class Context:
                                          device_assignment, max_in_flight)
 
 
+def _checked_int(name, value, low, high):
+    """`value` as the C integer of [low, high] it is passed as: ctypes would
+    wrap one out of range silently (2**70 became 0)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s: %r is not an integer" % (name, value))
+    if not low <= value <= high:
+        raise ValueError("%s: %d is out of range [%d, %d]"
+                         % (name, value, low, high))
+    return int(value)
+
+
 def topology_text(topology):
     """A topology as the tools spell it: "AxBxC" as given, a tuple or list
     of ints (2, 2, 1) -> "2x2x1", None -> "" (the default for the grid).
@@ -351,7 +362,10 @@ class Module:
         """The simulator's report (docs/Simulator.md) as a dict."""
         c = self.context
         topology = topology_text(topology)
-        assign = list(device_assignment or [])
+        assign = [_checked_int("device_assignment", d, 0, 2**63 - 1)
+                  for d in device_assignment or []]
+        max_in_flight = _checked_int("max_in_flight", max_in_flight, 0,
+                                     2**32 - 1)
         array = (ctypes.c_int64 * max(len(assign), 1))(*assign)
         out = _Collector()
         with c._lock:

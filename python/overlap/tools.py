@@ -218,7 +218,17 @@ def to_bf16(array):
 
 
 def from_bf16(bits):
-    """bf16 bit patterns (uint16) -> float32 array."""
+    """bf16 bit patterns (uint16) -> float32 array. Integers that fit in 16
+    bits are bit patterns too; anything else (a float array, which the
+    conversion would reinterpret into garbage) raises TypeError or
+    ValueError."""
     np = _numpy()
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(
-        np.float32)
+    patterns = np.asarray(bits)
+    if patterns.dtype.kind not in "ui":
+        raise TypeError("from_bf16: bit patterns are unsigned 16-bit "
+                        "integers, not %s (to_bf16 makes them from floats)"
+                        % patterns.dtype)
+    if patterns.size and (patterns.min() < 0 or patterns.max() > 0xFFFF):
+        raise ValueError("from_bf16: a bit pattern is out of range "
+                         "[0, 65535]")
+    return (patterns.astype(np.uint32) << 16).view(np.float32)

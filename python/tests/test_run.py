@@ -91,6 +91,21 @@ def test_bf16_roundtrip():
     bits = overlap.to_bf16(x)
     assert bits.dtype == np.uint16
     np.testing.assert_array_equal(overlap.from_bf16(bits), x)
+    # Integers that fit in 16 bits are bit patterns too.
+    np.testing.assert_array_equal(overlap.from_bf16([0x3F80]), [1.0])
+
+
+@pytest.mark.parametrize("bits, error", [
+    (np.array([1.0], dtype=np.float32), TypeError),
+    ([1.5], TypeError),
+    ([70000], ValueError),
+    ([-1], ValueError),
+])
+def test_from_bf16_refuses_what_is_no_bit_pattern(bits, error):
+    # Class: a reinterpreting conversion given the wrong dtype; a float32
+    # 1.0 came back as 9.18e-41.
+    with pytest.raises(error, match="from_bf16"):
+        overlap.from_bf16(bits)
 
 
 @pytest.mark.parametrize("devices", [3, 5])

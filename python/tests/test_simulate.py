@@ -124,3 +124,23 @@ def test_trace_devices_and_bound(large_mlp):
     with pytest.raises(overlap.Error,
                        match="cannot trace device 9: the program has 8"):
         overlap.trace(text, "tpu-v4", topology, devices=[9])
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(device_assignment=[2**70, 1, 2, 3]), ValueError),
+    (dict(device_assignment=[-1, 1, 2, 3]), ValueError),
+    (dict(device_assignment=[0.5, 1, 2, 3]), TypeError),
+    (dict(max_in_flight=2**70), ValueError),
+    (dict(max_in_flight=-1), ValueError),
+    (dict(max_in_flight="2"), TypeError),
+])
+def test_simulate_refuses_integers_ctypes_would_wrap(mlp_1d_text, kwargs,
+                                                     error):
+    # Class: a Python integer passed to C. ctypes wraps one out of range
+    # silently: [2**70, 1, 2, 3] became [0, 1, 2, 3] and 2**70 slots 0.
+    with pytest.raises(error, match="out of range|not an integer"):
+        overlap.simulate(mlp_1d_text, topology="4x1x1", **kwargs)
+    report = overlap.simulate(mlp_1d_text, topology="4x1x1",
+                              device_assignment=[3, 2, 1, 0],
+                              max_in_flight=2)
+    assert report["step_time_s"] > 0
