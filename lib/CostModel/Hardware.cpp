@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/CostModel/Hardware.h"
+#include "OverlapDialect/Support/BoundedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -269,6 +270,10 @@ static llvm::Error requireNonNegative(llvm::StringRef field, double value) {
 /// recurses once per level (100,000 levels overflowed the stack).
 static constexpr unsigned kMaxJSONDepth = 32;
 
+/// The most bytes a hardware description is read with: a few hundred make
+/// one, and a file that never ends (a pipe, /dev/zero) is not read at all.
+static constexpr uint64_t kMaxHardwareFileBytes = 1 << 20;
+
 /// The deepest nesting of `text`'s arrays and objects, outside strings.
 static unsigned getNestingDepth(llvm::StringRef text) {
   unsigned depth = 0, deepest = 0;
@@ -499,12 +504,10 @@ mlir::ovl::loadHardwareFromJSON(llvm::StringRef path) {
                                    "hardware file '" + path +
                                        "': " + llvm::toString(std::move(err)));
   };
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      overlap::readBoundedFile(path, kMaxHardwareFileBytes, /*isText=*/true);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "hardware file '" + path +
-                                       "': " + buffer.getError().message());
+    return prefixed(buffer.takeError());
   unsigned depth = getNestingDepth((*buffer)->getBuffer());
   if (depth > kMaxJSONDepth)
     return prefixed(llvm::createStringError(

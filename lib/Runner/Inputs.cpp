@@ -1,6 +1,7 @@
 //===- Inputs.cpp - Program inputs: random or from .npy files -------------===//
 
 #include "OverlapDialect/Runner/Inputs.h"
+#include "OverlapDialect/Support/BoundedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -154,9 +155,16 @@ static double readFloat(llvm::StringRef descr, const char *element) {
 
 llvm::Expected<HostTensor> overlap::readNpy(llvm::StringRef path,
                                             const TensorType &expected) {
-  auto file = llvm::MemoryBuffer::getFile(path);
+  // The widest element an .npy may hold for a tensor is 8 bytes (f64 for
+  // f32), after a header of at most 4 GiB that a version 2 length allows
+  // but no writer makes: 1 MiB is plenty.
+  constexpr uint64_t kMaxHeaderBytes = 1 << 20;
+  auto file = readBoundedFile(
+      path,
+      kMaxHeaderBytes + 8 * static_cast<uint64_t>(expected.numElements()));
   if (!file)
-    return makeError("cannot read " + path + ": " + file.getError().message());
+    return makeError("cannot read " + path + ": " +
+                     llvm::toString(file.takeError()));
   llvm::StringRef bytes = (*file)->getBuffer();
   if (!bytes.starts_with("\x93NUMPY") || bytes.size() < 10)
     return makeError(path + " is not an .npy file");
