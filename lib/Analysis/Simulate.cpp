@@ -144,6 +144,11 @@ FailureOr<SimReport> ovl::simulateFunction(FunctionOpInterface func,
   buildTiming.stop();
   if (failed(program))
     return fail(SimulateFailure::Program);
+  if (options.maxInFlight > kMaxTransfersInFlight) {
+    func.emitError("max-in-flight must be at most ")
+        << kMaxTransfersInFlight << ", not " << options.maxInFlight;
+    return fail(SimulateFailure::Options);
+  }
   SimOptions simOptions;
   simOptions.maxInFlight = options.maxInFlight;
   simOptions.trace = options.trace;

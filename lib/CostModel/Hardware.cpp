@@ -320,6 +320,10 @@ llvm::Error mlir::ovl::verifyHardware(const HardwareDescription &hw) {
     return err;
   if (llvm::Error err = requirePositive("dmaSlots", hw.dmaSlots))
     return err;
+  if (hw.dmaSlots > kMaxTransfersInFlight)
+    return fieldError("dmaSlots",
+                      llvm::formatv("must be at most {0}, not {1}",
+                                    kMaxTransfersInFlight, hw.dmaSlots));
   if (llvm::Error err = requireNonNegative("collectiveLaunchOverhead",
                                            hw.collectiveLaunchOverhead))
     return err;

@@ -49,6 +49,12 @@ enum class InterconnectKind {
 llvm::StringRef stringifyInterconnectKind(InterconnectKind kind);
 std::optional<InterconnectKind> symbolizeInterconnectKind(llvm::StringRef name);
 
+/// The most asynchronous transfers a device may have in flight at once, as
+/// `dmaSlots` or a `max-in-flight` option: far more than any chip's DMA
+/// engines, and small enough for the scheduler's and the simulator's
+/// signed counts (2^31 slots once deadlocked the simulator at t = 0).
+constexpr unsigned kMaxTransfersInFlight = 1u << 16;
+
 /// One chip and its interconnect. Rates in units per second, times in
 /// seconds, bandwidths in bytes per second.
 struct HardwareDescription {
@@ -64,7 +70,8 @@ struct HardwareDescription {
   unsigned linksPerChip = 0;
   /// Latency of one hop of a transfer (router, wire and DMA set-up).
   double hopLatency = 0;
-  /// Asynchronous transfers one chip can have in flight at once.
+  /// Asynchronous transfers one chip can have in flight at once (at most
+  /// kMaxTransfersInFlight).
   unsigned dmaSlots = 0;
   /// Fixed cost of launching one collective, paid once per collective op.
   double collectiveLaunchOverhead = 0;

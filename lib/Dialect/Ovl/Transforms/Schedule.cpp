@@ -206,6 +206,11 @@ struct OvlSchedulePass
     ScheduleOptions options;
     options.algorithm = algorithm;
     options.maxInFlight = maxInFlight;
+    if (maxInFlight > kMaxTransfersInFlight) {
+      getOperation()->emitError("ovl-schedule: max-in-flight must be at most ")
+          << kMaxTransfersInFlight << ", not " << unsigned(maxInFlight);
+      return signalPassFailure();
+    }
     if (!(memoryBudget >= 0 && std::isfinite(memoryBudget))) {
       getOperation()->emitError("ovl-schedule: memory-budget must be a "
                                 "finite number of bytes >= 0, not ")
