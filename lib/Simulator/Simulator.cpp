@@ -10,9 +10,12 @@
 // route carries it; its rate is the minimum over its links of the link's
 // bandwidth divided by the transfers in their fluid phase on that link.
 // Rates are recomputed when a transfer enters or leaves a link, which
-// invalidates the finish events of the transfers whose rate changed (each
-// transfer carries a version; a popped finish event of an older version is
-// dropped).
+// moves the finish events of the transfers whose rate changed: each is
+// replaced in the queue where it is, by the event a new push would make
+// (the same time and sequence number), so that the queue holds one finish
+// per transfer rather than every superseded one. (Each transfer carries a
+// version; a finish event of an older version, left where no finish
+// replaces it, is dropped when popped.)
 //
 // Collectives play the rounds of their CollectivePlan, the one model of
 // collectives the cost model prices too (MachineModel::planCollective): in
@@ -322,6 +325,9 @@ struct Transfer {
   double lastUpdate = 0;
   double fluidStart = -1;
   uint32_t version = 0;
+  /// Where its finish event of this version is in the queue, or ~0 when
+  /// it has none.
+  uint32_t finishAt = ~uint32_t(0);
   uint32_t group = 0;
   /// A send of a collective run's round, completing at the sender there.
   uint32_t run = kNoRun;
@@ -361,6 +367,21 @@ struct Later {
   }
 };
 
+constexpr uint32_t kNotQueued = ~uint32_t(0);
+
+/// Keeps each transfer's finishAt where the queue moves its current finish
+/// event.
+struct FinishPlaced {
+  std::vector<Transfer> *transfers;
+  void operator()(const Event &event, size_t at) const {
+    if (event.kind != EventKind::Finish)
+      return;
+    Transfer &t = (*transfers)[event.id];
+    if (t.version == event.version)
+      t.finishAt = static_cast<uint32_t>(at);
+  }
+};
+
 /// Per-op exposed time: for every device when that fits in memory, else
 /// only for one chosen device (and the simulation runs twice).
 constexpr uint64_t kMaxPerDeviceStats = uint64_t(1) << 22;
@@ -376,7 +397,8 @@ public:
              detail::TraceRecord *trace)
       : program(program), machine(machine), hw(machine.hardware),
         topology(machine.topology), assignment(machine.assignment),
-        options(options), statsDevice(statsDevice), trace(trace) {}
+        options(options), statsDevice(statsDevice), trace(trace),
+        queue(FinishPlaced{&transfers}) {}
 
   llvm::Error prepare();
   llvm::Error run();
@@ -424,6 +446,9 @@ private:
   void push(double time, EventKind kind, uint32_t id, uint32_t version = 0) {
     queue.push(Event{time, nextSeq++, id, version, kind});
   }
+  /// Schedules transfer `id`'s finish of its current version at `time`,
+  /// in place of its pending one if it has one.
+  void pushFinish(double time, uint32_t id);
 
   // Devices.
   void advance(int64_t d, double now);
@@ -530,8 +555,10 @@ private:
   /// Transfers whose rate is due at the end of the instant.
   std::vector<uint32_t> dirty;
   llvm::DenseSet<uint64_t> completed;
-  overlap::DaryHeap<Event, Later> queue;
+  overlap::DaryHeap<Event, Later, FinishPlaced> queue;
   uint64_t nextSeq = 0;
+  /// Events popped, and finish events replaced in the queue (each counts as
+  /// the superseded event it replaces would have when popped).
   int64_t events = 0;
 
   /// Exposed seconds by (played device, label), or of statsDevice (played
@@ -1213,6 +1240,7 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     t.label =
         program.steps[run != kNoRun ? runs[run].step : devices[src].pc].label;
     t.issued = now;
+    t.finishAt = kNotQueued;
     t.group = group;
     t.fluid = false;
     t.dirty = false;
@@ -1308,9 +1336,22 @@ void Simulation::settleRates(double now) {
     // A link without bandwidth never finishes: the deadlock check reports
     // whoever waits for it.
     if (rate > 0)
-      push(now + t.remaining / rate, EventKind::Finish, id, t.version);
+      pushFinish(now + t.remaining / rate, id);
+    else
+      t.finishAt = kNotQueued;
   }
   dirty.clear();
+}
+
+void Simulation::pushFinish(double time, uint32_t id) {
+  Transfer &t = transfers[id];
+  Event event{time, nextSeq++, id, t.version, EventKind::Finish};
+  if (t.finishAt == kNotQueued) {
+    queue.push(event);
+    return;
+  }
+  ++events;
+  queue.replace(t.finishAt, event);
 }
 
 void Simulation::enterFluid(uint32_t id, double now) {
@@ -1417,8 +1458,10 @@ llvm::Error Simulation::run() {
       enterFluid(event.id, now);
       break;
     case EventKind::Finish:
-      if (transfers[event.id].version == event.version)
+      if (transfers[event.id].version == event.version) {
+        transfers[event.id].finishAt = kNotQueued;
         finishFluid(event.id, now);
+      }
       break;
     }
   }
