@@ -13,9 +13,9 @@
 // moves the finish events of the transfers whose rate changed: each is
 // replaced in the queue where it is, by the event a new push would make
 // (the same time and sequence number), so that the queue holds one finish
-// per transfer rather than every superseded one. (Each transfer carries a
-// version; a finish event of an older version, left where no finish
-// replaces it, is dropped when popped.)
+// per transfer rather than every superseded one; a transfer left without
+// bandwidth has its finish turned into a dropped event, popped without
+// effect.
 //
 // Collectives play the rounds of their CollectivePlan, the one model of
 // collectives the cost model prices too (MachineModel::planCollective): in
@@ -325,9 +325,6 @@ struct Transfer {
   double lastUpdate = 0;
   double fluidStart = -1;
   uint32_t version = 0;
-  /// Where its finish event of this version is in the queue, or ~0 when
-  /// it has none.
-  uint32_t finishAt = ~uint32_t(0);
   uint32_t group = 0;
   /// A send of a collective run's round, completing at the sender there.
   uint32_t run = kNoRun;
@@ -348,8 +345,9 @@ struct Transfer {
 };
 
 /// Resume ends a compute step, Launch ends a collective run's launch
-/// overhead (id: the run).
-enum class EventKind : uint8_t { Resume, Launch, FluidStart, Finish };
+/// overhead (id: the run); Dropped is a finish whose transfer lost its
+/// bandwidth.
+enum class EventKind : uint8_t { Resume, Launch, FluidStart, Finish, Dropped };
 
 struct Event {
   double time;
@@ -369,16 +367,13 @@ struct Later {
 
 constexpr uint32_t kNotQueued = ~uint32_t(0);
 
-/// Keeps each transfer's finishAt where the queue moves its current finish
-/// event.
+/// Keeps, per transfer, where the queue moves its finish event (a
+/// transfer has at most one).
 struct FinishPlaced {
-  std::vector<Transfer> *transfers;
+  std::vector<uint32_t> *finishAt;
   void operator()(const Event &event, size_t at) const {
-    if (event.kind != EventKind::Finish)
-      return;
-    Transfer &t = (*transfers)[event.id];
-    if (t.version == event.version)
-      t.finishAt = static_cast<uint32_t>(at);
+    if (event.kind == EventKind::Finish)
+      (*finishAt)[event.id] = static_cast<uint32_t>(at);
   }
 };
 
@@ -398,7 +393,7 @@ public:
       : program(program), machine(machine), hw(machine.hardware),
         topology(machine.topology), assignment(machine.assignment),
         options(options), statsDevice(statsDevice), trace(trace),
-        queue(FinishPlaced{&transfers}) {}
+        queue(FinishPlaced{&finishAt}) {}
 
   llvm::Error prepare();
   llvm::Error run();
@@ -446,9 +441,11 @@ private:
   void push(double time, EventKind kind, uint32_t id, uint32_t version = 0) {
     queue.push(Event{time, nextSeq++, id, version, kind});
   }
-  /// Schedules transfer `id`'s finish of its current version at `time`,
-  /// in place of its pending one if it has one.
+  /// Schedules transfer `id`'s finish at `time`, in place of its pending
+  /// one if it has one.
   void pushFinish(double time, uint32_t id);
+  /// Turns transfer `id`'s pending finish, if any, into a dropped event.
+  void dropFinish(uint32_t id);
 
   // Devices.
   void advance(int64_t d, double now);
@@ -535,6 +532,8 @@ private:
   std::vector<CollectiveRun> runs;
   std::vector<uint32_t> freeRuns;
   std::vector<Transfer> transfers;
+  /// Per transfer, where its finish event is in the queue, or kNotQueued.
+  std::vector<uint32_t> finishAt;
   std::vector<uint32_t> freeTransfers;
   /// Per transfer group, its parts still moving.
   std::vector<uint32_t> groupParts;
@@ -1224,6 +1223,7 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     } else {
       id = transfers.size();
       transfers.emplace_back();
+      finishAt.push_back(kNotQueued);
     }
     Transfer &t = transfers[id];
     t.src = src;
@@ -1240,7 +1240,6 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     t.label =
         program.steps[run != kNoRun ? runs[run].step : devices[src].pc].label;
     t.issued = now;
-    t.finishAt = kNotQueued;
     t.group = group;
     t.fluid = false;
     t.dirty = false;
@@ -1338,20 +1337,29 @@ void Simulation::settleRates(double now) {
     if (rate > 0)
       pushFinish(now + t.remaining / rate, id);
     else
-      t.finishAt = kNotQueued;
+      dropFinish(id);
   }
   dirty.clear();
 }
 
 void Simulation::pushFinish(double time, uint32_t id) {
-  Transfer &t = transfers[id];
-  Event event{time, nextSeq++, id, t.version, EventKind::Finish};
-  if (t.finishAt == kNotQueued) {
+  Event event{time, nextSeq++, id, transfers[id].version, EventKind::Finish};
+  if (finishAt[id] == kNotQueued) {
     queue.push(event);
     return;
   }
   ++events;
-  queue.replace(t.finishAt, event);
+  queue.replace(finishAt[id], event);
+}
+
+void Simulation::dropFinish(uint32_t id) {
+  if (finishAt[id] == kNotQueued)
+    return;
+  // Where it is: its time and sequence number stay.
+  Event dropped = queue[finishAt[id]];
+  dropped.kind = EventKind::Dropped;
+  queue.replace(finishAt[id], dropped);
+  finishAt[id] = kNotQueued;
 }
 
 void Simulation::enterFluid(uint32_t id, double now) {
@@ -1458,10 +1466,11 @@ llvm::Error Simulation::run() {
       enterFluid(event.id, now);
       break;
     case EventKind::Finish:
-      if (transfers[event.id].version == event.version) {
-        transfers[event.id].finishAt = kNotQueued;
-        finishFluid(event.id, now);
-      }
+      assert(transfers[event.id].version == event.version && "stale finish");
+      finishAt[event.id] = kNotQueued;
+      finishFluid(event.id, now);
+      break;
+    case EventKind::Dropped:
       break;
     }
   }

@@ -41,6 +41,11 @@ public:
     assert(!elements.empty() && "top of an empty heap");
     return elements.front();
   }
+  /// The element at position `at` (as told to `Placed`).
+  const T &operator[](size_t at) const {
+    assert(at < elements.size() && "past the heap");
+    return elements[at];
+  }
   void push(T value) {
     // The new slot is written once, where `value` ends: storing it there
     // first and reading it back stalls on the store.
