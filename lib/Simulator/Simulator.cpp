@@ -59,7 +59,8 @@
 // SimOptions::bruteForce also asks for.
 //
 // Cost: every device step does O(1) work plus its transfers; every transfer
-// causes O(1 + transfers sharing its links) rate updates, each a heap push.
+// causes O(1 + transfers sharing its links) rate updates, each a heap push
+// or a move of its finish in the heap.
 // With links lightly shared the total is O(played devices x steps x
 // log(events in the queue)), and memory is O(played devices + links +
 // transfers in flight). Finding the symmetry costs O(devices x distinct

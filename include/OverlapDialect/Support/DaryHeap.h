@@ -33,7 +33,7 @@ struct IgnorePlaced {
 template <typename T, typename Less, typename Placed = IgnorePlaced>
 class DaryHeap {
 public:
-  DaryHeap(Placed placed = Placed()) : placed(std::move(placed)) {}
+  explicit DaryHeap(Placed placed = Placed()) : placed(std::move(placed)) {}
 
   bool empty() const { return elements.empty(); }
   size_t size() const { return elements.size(); }
