@@ -7,8 +7,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 
-#include <cassert>
-
 using namespace mlir::ovl;
 using namespace mlir::ovl::sched;
 
@@ -67,7 +65,6 @@ BlockSimulation::build(const ScheduleGraph &graph, unsigned maxInFlight) {
     return std::nullopt;
   llvm::ArrayRef<int64_t> shape = sim.machine->assignment.getGridShape();
   sim.program.gridShape.assign(shape.begin(), shape.end());
-  sim.played = sim.program;
   return sim;
 }
 
@@ -86,16 +83,19 @@ int64_t BlockSimulation::size() const {
 
 std::optional<double>
 BlockSimulation::stepTime(llvm::ArrayRef<unsigned> order) const {
-  assert(order.size() == program.steps.size() && "plays every node once");
-  position.resize(order.size());
+  SimProgram played;
+  played.gridShape = program.gridShape;
+  played.labels = program.labels;
+  played.pairLists = program.pairLists;
+  llvm::SmallVector<uint32_t> position(order.size());
   for (auto [at, node] : llvm::enumerate(order))
     position[node] = at;
-  for (auto [at, node] : llvm::enumerate(order)) {
-    SimStep &step = played.steps[at];
-    step = program.steps[node];
+  for (unsigned node : order) {
+    SimStep step = program.steps[node];
     if (step.kind == SimStep::Kind::PermuteDone ||
         step.kind == SimStep::Kind::CollectiveDone)
       step.start = position[step.start];
+    played.steps.push_back(std::move(step));
   }
   SimOptions options;
   options.maxInFlight = maxInFlight;

@@ -18,7 +18,6 @@
 #include "OverlapDialect/CostModel/Program.h"
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -49,10 +48,6 @@ private:
   /// One step per node, in node order; a done's `start` is its start's node.
   SimProgram program;
   unsigned maxInFlight = 0;
-  /// The program in the order last played (a done's `start` its start's
-  /// position), rewritten in place by each play: improve plays thousands.
-  mutable SimProgram played;
-  mutable llvm::SmallVector<uint32_t> position;
 };
 
 } // namespace sched
