@@ -10,9 +10,12 @@
 // route carries it; its rate is the minimum over its links of the link's
 // bandwidth divided by the transfers in their fluid phase on that link.
 // Rates are recomputed when a transfer enters or leaves a link, which
-// invalidates the finish events of the transfers whose rate changed (each
-// transfer carries a version; a popped finish event of an older version is
-// dropped).
+// moves the finish events of the transfers whose rate changed: each is
+// replaced in the queue where it is, by the event a new push would make
+// (the same time and sequence number), so that the queue holds one finish
+// per transfer rather than every superseded one; a transfer left without
+// bandwidth has its finish turned into a dropped event, popped without
+// effect.
 //
 // Collectives play the rounds of their CollectivePlan, the one model of
 // collectives the cost model prices too (MachineModel::planCollective): in
@@ -56,7 +59,8 @@
 // SimOptions::bruteForce also asks for.
 //
 // Cost: every device step does O(1) work plus its transfers; every transfer
-// causes O(1 + transfers sharing its links) rate updates, each a heap push.
+// causes O(1 + transfers sharing its links) rate updates, each a heap push
+// or a move of its finish in the heap.
 // With links lightly shared the total is O(played devices x steps x
 // log(events in the queue)), and memory is O(played devices + links +
 // transfers in flight). Finding the symmetry costs O(devices x distinct
@@ -342,8 +346,9 @@ struct Transfer {
 };
 
 /// Resume ends a compute step, Launch ends a collective run's launch
-/// overhead (id: the run).
-enum class EventKind : uint8_t { Resume, Launch, FluidStart, Finish };
+/// overhead (id: the run); Dropped is a finish whose transfer lost its
+/// bandwidth.
+enum class EventKind : uint8_t { Resume, Launch, FluidStart, Finish, Dropped };
 
 struct Event {
   double time;
@@ -358,6 +363,18 @@ struct Later {
     if (a.time != b.time)
       return a.time > b.time;
     return a.seq > b.seq;
+  }
+};
+
+constexpr uint32_t kNotQueued = ~uint32_t(0);
+
+/// Keeps, per transfer, where the queue moves its finish event (a
+/// transfer has at most one).
+struct FinishPlaced {
+  std::vector<uint32_t> *finishAt;
+  void operator()(const Event &event, size_t at) const {
+    if (event.kind == EventKind::Finish)
+      (*finishAt)[event.id] = static_cast<uint32_t>(at);
   }
 };
 
@@ -376,7 +393,8 @@ public:
              detail::TraceRecord *trace)
       : program(program), machine(machine), hw(machine.hardware),
         topology(machine.topology), assignment(machine.assignment),
-        options(options), statsDevice(statsDevice), trace(trace) {}
+        options(options), statsDevice(statsDevice), trace(trace),
+        queue(FinishPlaced{&finishAt}) {}
 
   llvm::Error prepare();
   llvm::Error run();
@@ -424,6 +442,11 @@ private:
   void push(double time, EventKind kind, uint32_t id, uint32_t version = 0) {
     queue.push(Event{time, nextSeq++, id, version, kind});
   }
+  /// Schedules transfer `id`'s finish at `time`, in place of its pending
+  /// one if it has one.
+  void pushFinish(double time, uint32_t id);
+  /// Turns transfer `id`'s pending finish, if any, into a dropped event.
+  void dropFinish(uint32_t id);
 
   // Devices.
   void advance(int64_t d, double now);
@@ -510,6 +533,8 @@ private:
   std::vector<CollectiveRun> runs;
   std::vector<uint32_t> freeRuns;
   std::vector<Transfer> transfers;
+  /// Per transfer, where its finish event is in the queue, or kNotQueued.
+  std::vector<uint32_t> finishAt;
   std::vector<uint32_t> freeTransfers;
   /// Per transfer group, its parts still moving.
   std::vector<uint32_t> groupParts;
@@ -530,8 +555,10 @@ private:
   /// Transfers whose rate is due at the end of the instant.
   std::vector<uint32_t> dirty;
   llvm::DenseSet<uint64_t> completed;
-  overlap::DaryHeap<Event, Later> queue;
+  overlap::DaryHeap<Event, Later, FinishPlaced> queue;
   uint64_t nextSeq = 0;
+  /// Events popped, and finish events replaced in the queue (each counts as
+  /// the superseded event it replaces would have when popped).
   int64_t events = 0;
 
   /// Exposed seconds by (played device, label), or of statsDevice (played
@@ -1197,6 +1224,7 @@ void Simulation::startTransfer(int64_t src, int64_t target, double bytes,
     } else {
       id = transfers.size();
       transfers.emplace_back();
+      finishAt.push_back(kNotQueued);
     }
     Transfer &t = transfers[id];
     t.src = src;
@@ -1308,9 +1336,31 @@ void Simulation::settleRates(double now) {
     // A link without bandwidth never finishes: the deadlock check reports
     // whoever waits for it.
     if (rate > 0)
-      push(now + t.remaining / rate, EventKind::Finish, id, t.version);
+      pushFinish(now + t.remaining / rate, id);
+    else
+      dropFinish(id);
   }
   dirty.clear();
+}
+
+void Simulation::pushFinish(double time, uint32_t id) {
+  Event event{time, nextSeq++, id, transfers[id].version, EventKind::Finish};
+  if (finishAt[id] == kNotQueued) {
+    queue.push(event);
+    return;
+  }
+  ++events;
+  queue.replace(finishAt[id], event);
+}
+
+void Simulation::dropFinish(uint32_t id) {
+  if (finishAt[id] == kNotQueued)
+    return;
+  // Where it is: its time and sequence number stay.
+  Event dropped = queue[finishAt[id]];
+  dropped.kind = EventKind::Dropped;
+  queue.replace(finishAt[id], dropped);
+  finishAt[id] = kNotQueued;
 }
 
 void Simulation::enterFluid(uint32_t id, double now) {
@@ -1417,8 +1467,11 @@ llvm::Error Simulation::run() {
       enterFluid(event.id, now);
       break;
     case EventKind::Finish:
-      if (transfers[event.id].version == event.version)
-        finishFluid(event.id, now);
+      assert(transfers[event.id].version == event.version && "stale finish");
+      finishAt[event.id] = kNotQueued;
+      finishFluid(event.id, now);
+      break;
+    case EventKind::Dropped:
       break;
     }
   }
