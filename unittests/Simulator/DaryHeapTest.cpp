@@ -82,8 +82,7 @@ TEST(DaryHeapTest, ReplacedWhereItIs) {
   for (int round = 0; round < 50; ++round) {
     constexpr unsigned kOwners = 64;
     std::vector<size_t> positions(kOwners);
-    overlap::DaryHeap<Owned, OwnedLater, TellOwner> heap(
-        TellOwner{&positions});
+    overlap::DaryHeap<Owned, OwnedLater, TellOwner> heap(TellOwner{&positions});
     // The reference: each owner's key, when it has one in the heap, and
     // all of them ordered, the earliest first.
     std::map<unsigned, Key> keyOf;

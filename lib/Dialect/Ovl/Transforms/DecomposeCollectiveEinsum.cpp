@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "ovl-decompose-collective-einsum"
@@ -252,8 +253,16 @@ private:
         continue;
       // The rewrite erases the collective.
       bool gather = isa<AllGatherOp>(op);
-      if (failed(decomposeCollective(rewriter, op, decision.loop)))
+      Location loc = op->getLoc();
+      FailureOr<DecomposedCollective> built =
+          decomposeCollective(rewriter, op, decision.loop);
+      if (failed(built))
         continue;
+      LLVM_DEBUG(llvm::dbgs()
+                 << "[" DEBUG_TYPE "] decomposed the "
+                 << (gather ? "all_gather" : "reduce_scatter") << " @ " << loc
+                 << " (" << describeLoop(decision.loop) << ")"
+                 << (built->loop ? "" : ", every round unrolled") << "\n");
       ++(gather ? numAllGathers : numReduceScatters);
     }
     for (auto [index, decision] : llvm::enumerate(plan.decisions))
