@@ -14,6 +14,7 @@
 #include "OverlapDialect/Pipelines/Passes.h"
 
 #include "OverlapDialect/Conversion/Passes.h"
+#include "OverlapDialect/Dialect/Ovl/Transforms/BufferizableOpInterfaceImpl.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -116,6 +117,8 @@ struct OvlToLLVMPass : public overlap::impl::OvlToLLVMPassBase<OvlToLLVMPass> {
   }
 
   void runOnOperation() override {
+    if (failed(ovl::checkBufferizable(getOperation())))
+      return signalPassFailure();
     OpPassManager pm(ModuleOp::getOperationName());
     overlap::buildOvlToLLVMPipeline(pm, getPipelineOptions());
     if (failed(runPipeline(pm, getOperation())))

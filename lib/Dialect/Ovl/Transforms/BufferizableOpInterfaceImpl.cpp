@@ -281,6 +281,18 @@ struct OptimizationBarrierInterface
 
 } // namespace
 
+LogicalResult mlir::ovl::checkBufferizable(Operation *root) {
+  WalkResult walk = root->walk([](Operation *op) {
+    if (!isa<AllGatherOp, ReduceScatterOp, AllReduceOp, CollectivePermuteOp>(
+            op))
+      return WalkResult::advance();
+    return failed(getStaticBufferType(op, op->getResult(0).getType()))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 void mlir::ovl::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, OvlDialect *) {
