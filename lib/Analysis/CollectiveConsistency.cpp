@@ -520,8 +520,12 @@ LogicalResult Checker::checkTokens(FunctionOpInterface func) {
 /// that produce it (through scf.for arguments and results and scf.if
 /// results), the operand `pick` takes of that start: a done's keep must be
 /// the start's input and its pending the start's pending result, as the
-/// verifier checks when the start is in sight. Token sources it cannot
-/// follow (an scf.while, a function argument) are accepted.
+/// verifier checks when the start is in sight. The buffer goes along the
+/// same loop arguments and region results as the token, or is defined
+/// outside the loop or branch the token goes through (the same value on
+/// every path: canonicalize folds a loop argument that is never changed
+/// into the value it starts as). Token sources it cannot follow (an
+/// scf.while, a function argument) are accepted.
 class CarriedBuffers {
 public:
   using Pick = Value (*)(AsyncStartOpInterface);
@@ -534,20 +538,26 @@ public:
     if (auto result = dyn_cast<OpResult>(token)) {
       auto carried = dyn_cast<OpResult>(buffer);
       Operation *owner = result.getOwner();
+      unsigned i = result.getResultNumber();
       if (auto forOp = dyn_cast<scf::ForOp>(owner)) {
-        if (!carried || carried.getOwner() != owner)
-          return false;
         auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-        return matches(yield.getOperand(result.getResultNumber()),
-                       yield.getOperand(carried.getResultNumber()), pick);
+        if (carried && carried.getOwner() == owner)
+          return matches(yield.getOperand(i),
+                         yield.getOperand(carried.getResultNumber()), pick);
+        return isDefinedOutside(buffer, owner) &&
+               matches(forOp.getInitArgs()[i], buffer, pick) &&
+               matches(yield.getOperand(i), buffer, pick);
       }
       if (auto ifOp = dyn_cast<scf::IfOp>(owner)) {
-        if (!carried || carried.getOwner() != owner)
+        bool along = carried && carried.getOwner() == owner;
+        if (!along && !isDefinedOutside(buffer, owner))
           return false;
         return llvm::all_of(ifOp->getRegions(), [&](Region &region) {
           Operation *yield = region.front().getTerminator();
-          return matches(yield->getOperand(result.getResultNumber()),
-                         yield->getOperand(carried.getResultNumber()), pick);
+          return matches(yield->getOperand(i),
+                         along ? yield->getOperand(carried.getResultNumber())
+                               : buffer,
+                         pick);
         });
       }
       return true;
@@ -556,17 +566,27 @@ public:
     auto forOp = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
     if (!forOp || arg.getArgNumber() == 0)
       return true;
-    auto carried = dyn_cast<BlockArgument>(buffer);
-    if (!carried || carried.getOwner() != arg.getOwner() ||
-        carried.getArgNumber() == 0)
-      return false;
-    unsigned i = arg.getArgNumber() - 1, j = carried.getArgNumber() - 1;
+    unsigned i = arg.getArgNumber() - 1;
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-    return matches(forOp.getInitArgs()[i], forOp.getInitArgs()[j], pick) &&
-           matches(yield.getOperand(i), yield.getOperand(j), pick);
+    auto carried = dyn_cast<BlockArgument>(buffer);
+    if (carried && carried.getOwner() == arg.getOwner() &&
+        carried.getArgNumber() != 0) {
+      unsigned j = carried.getArgNumber() - 1;
+      return matches(forOp.getInitArgs()[i], forOp.getInitArgs()[j], pick) &&
+             matches(yield.getOperand(i), yield.getOperand(j), pick);
+    }
+    return isDefinedOutside(buffer, forOp) &&
+           matches(forOp.getInitArgs()[i], buffer, pick) &&
+           matches(yield.getOperand(i), buffer, pick);
   }
 
 private:
+  /// Whether `value` is defined outside `op`: the same value in each of its
+  /// iterations and branches.
+  static bool isDefinedOutside(Value value, Operation *op) {
+    return !op->isAncestor(value.getParentRegion()->getParentOp());
+  }
+
   llvm::DenseSet<std::pair<Value, Value>> visiting;
 };
 
