@@ -167,6 +167,11 @@ class Context:
     `self.diagnostics` (cleared at the start of each call)."""
 
     def __init__(self):
+        # Every call into the context holds it, and so does close(): a
+        # close waits for the calls in flight, and the calls after it
+        # raise Error. Reentrant: a module collected while its thread holds
+        # the lock releases itself under it.
+        self._lock = threading.RLock()
         l = lib()
         self._lib = l
         registry = l.mlirDialectRegistryCreate()
@@ -177,7 +182,6 @@ class Context:
         self._handler = DIAGNOSTIC_HANDLER(self._on_diagnostic)
         self._handler_id = l.mlirContextAttachDiagnosticHandler(
             self._ctx, self._handler, None, None)
-        self._lock = threading.Lock()
         # Modules die with their context: close() destroys them first and
         # they refuse to be used afterwards (instead of reading freed IR).
         self._modules = weakref.WeakSet()
@@ -195,15 +199,27 @@ class Context:
         raise Error("%s failed:\n%s" % (what, detail))
 
     def close(self):
-        """Destroys the context and every module still parsed in it; using
-        one of those afterwards raises `Error`."""
-        if getattr(self, "_ctx", None) is not None:
+        """Destroys the context and every module still parsed in it, once
+        the calls in flight in other threads are over; using the context or
+        one of its modules afterwards raises `Error`."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if getattr(self, "_ctx", None) is None:
+                return
             for module in list(self._modules):
                 module._release()
             self._lib.mlirContextDetachDiagnosticHandler(self._ctx,
                                                          self._handler_id)
             self._lib.mlirContextDestroy(self._ctx)
             self._ctx = None
+
+    def _handle(self):
+        """The context, for a call that holds the lock."""
+        if self._ctx is None:
+            raise Error("the Context was used after it was closed")
+        return self._ctx
 
     def __enter__(self):
         return self
@@ -223,7 +239,8 @@ class Context:
         """Parses and verifies `text`; returns a `Module`."""
         with self._lock:
             self.diagnostics = []
-            module = self._lib.mlirModuleCreateParse(self._ctx, _ref(text))
+            module = self._lib.mlirModuleCreateParse(self._handle(),
+                                                     _ref(text))
             if not module.ptr:
                 self._fail("parsing")
             if not self._lib.mlirOperationVerify(
@@ -308,9 +325,10 @@ class Module:
         context._modules.add(self)
 
     def _release(self):
-        if self._module is not None and self.context._ctx is not None:
-            self.context._lib.mlirModuleDestroy(self._module)
-        self._module = None
+        with self.context._lock:
+            if self._module is not None and self.context._ctx is not None:
+                self.context._lib.mlirModuleDestroy(self._module)
+            self._module = None
 
     def __del__(self):
         try:
@@ -319,6 +337,7 @@ class Module:
             pass
 
     def _handle(self):
+        """The module, for a call that holds its context's lock."""
         if self._module is None:
             raise Error("the module was used after its Context was closed")
         return self._module
@@ -327,8 +346,9 @@ class Module:
     def text(self):
         out = _Collector()
         l = self.context._lib
-        l.mlirOperationPrint(l.mlirModuleGetOperation(self._handle()),
-                             out.callback, None)
+        with self.context._lock:
+            l.mlirOperationPrint(l.mlirModuleGetOperation(self._handle()),
+                                 out.callback, None)
         return out.text()
 
     def __str__(self):

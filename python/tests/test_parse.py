@@ -42,3 +42,39 @@ def test_module_after_context_closed_raises(mlp_1d_text):
     with pytest.raises(overlap.Error, match="after its Context was closed"):
         module.simulate()
     del module  # destroying it again is harmless
+
+
+def test_close_waits_for_calls_in_other_threads(mlp_1d_text):
+    # close() while other threads were inside simulate() freed the context
+    # under them (a use after free that killed the interpreter). Each call
+    # must now return its report or raise Error, whenever close() comes:
+    # here, once every thread has had a report and calls again.
+    import threading
+    ctx = overlap.Context()
+    outcomes = [[] for _ in range(4)]
+    reported = [threading.Event() for _ in outcomes]
+
+    def simulate_until_closed(mine, first):
+        while True:
+            try:
+                mine.append(ctx.simulate(mlp_1d_text)["step_time_s"] > 0)
+            except overlap.Error as e:
+                mine.append(str(e))
+                return
+            first.set()
+
+    threads = [threading.Thread(target=simulate_until_closed, args=args)
+               for args in zip(outcomes, reported)]
+    for thread in threads:
+        thread.start()
+    for first in reported:
+        first.wait()
+    ctx.close()
+    for thread in threads:
+        thread.join()
+    for mine in outcomes:
+        assert len(mine) >= 2 and all(r is True for r in mine[:-1])
+        assert "used after it" in mine[-1] or \
+            "used after its Context was closed" in mine[-1]
+    with pytest.raises(overlap.Error, match="after it was closed"):
+        ctx.parse(mlp_1d_text)
