@@ -806,6 +806,18 @@ llvm::Error Simulation::prepare() {
     return err;
   symmetry.emplace(findSymmetry());
   numPlayed = symmetry->getNumOrbits();
+  // The work, once the devices played are known: each step plays on each
+  // of them, a collective as the rounds of its ring (an all_reduce on 2^20
+  // devices is one step of two million rounds).
+  int64_t rounds = 0;
+  for (const StepInfo &info : infos)
+    rounds += std::max<int64_t>(1, info.roundsEnd - info.roundsBegin);
+  if (rounds > 0 && numPlayed > kMaxSimulatedDeviceSteps / rounds)
+    return makeError(llvm::formatv(
+        "the simulation would play {0} rounds (each step once, each "
+        "collective as the rounds of its ring) on each of {1} devices played "
+        "({2}), more than {3} device-rounds",
+        rounds, numPlayed, symmetry->describe(), kMaxSimulatedDeviceSteps));
   if (statsDevice >= 0)
     statsPlayed = playedOf(statsDevice);
   devices.assign(numPlayed, Device());

@@ -1,9 +1,12 @@
 // The simulator checks the work before it allocates: machines of more than
 // 2^20 devices, loops of more iterations than the 2^21 steps a program may
 // unroll into (an empty body used to spin for ever), and simulations of
-// more than 2^30 device-steps are refused with the numbers. They used to
-// abort with "out of memory" (a 100000000x4 grid, --topology
-// 1024x1024x1024) or take 19 GB and a minute (512x512x512).
+// more than 2^30 device-steps are refused with the numbers, and so are
+// more than 2^30 rounds on the devices played once the symmetry is known (a
+// collective plays the rounds of its ring). They used to abort with "out
+// of memory" (a 100000000x4 grid, --topology 1024x1024x1024), take 19 GB
+// and a minute (512x512x512) or, for one all_reduce on 2^20 devices, play
+// for hours.
 //
 // RUN: split-file %s %t
 // RUN: sh -c 'overlap-sim %t/huge-grid.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=GRID
@@ -11,6 +14,7 @@
 // RUN: sh -c 'overlap-sim %t/huge-grid.mlir --topology 1024x1024x1024 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=TOPO
 // RUN: sh -c 'overlap-sim %t/long-loop.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=LOOP
 // RUN: sh -c 'overlap-sim %t/device-steps.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=WORK
+// RUN: sh -c 'overlap-sim %t/device-rounds.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=ROUNDS
 // RUN: not overlap-opt %t/huge-grid.mlir --ovl-overlap-pipeline="remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GATE
 
 // GRID: error: cannot build the machine model: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
@@ -23,6 +27,8 @@
 // LOOP: exit status 1
 // WORK: error: cannot simulate: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
 // WORK: exit status 1
+// ROUNDS: error: cannot simulate: the simulation would play 1048576 rounds (each step once, each collective as the rounds of its ring) on each of 8192 devices played (1048576 devices in 8192 orbits of the translations by x+1), more than 1073741824 device-rounds
+// ROUNDS: exit status 1
 /// The gate cannot place the grid either, and says so where it is used.
 // GATE: error: cannot map grid @g onto the machine: grid [100000000, 4] has 400000000 devices; at most 1048576 are supported
 
@@ -66,4 +72,11 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   %s = ovl.all_reduce %r on @g axes [0] : tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+//--- device-rounds.mlir
+shard.grid @g(shape = 1048576)
+func.func @f(%x: tensor<1048576xf32>) -> tensor<1048576xf32> {
+  %s = ovl.all_reduce %x on @g axes [0] : tensor<1048576xf32>
+  return %s : tensor<1048576xf32>
 }

@@ -811,6 +811,25 @@ TEST(SimulatorTest, AsyncCollectiveErrors) {
             "rank 1");
 }
 
+TEST(SimulatorTest, RoundsOnThePlayedDevicesAreBounded) {
+  // 4096 all_reduces on a ring of 4096 devices folded over a 64x64 torus:
+  // 2^24 device-steps, within the bound before the symmetry; but each
+  // collective plays the rounds of its ring on each of the 64 devices
+  // played, 2^30 device-rounds and more.
+  Bench big(testTorus(2, 0), {64, 64}, {4096});
+  for (int i = 0; i < 4096; ++i)
+    big.collective(CollectiveKind::AllReduce, 64, {0}, kUni);
+  std::string error = errorOf(big.run());
+  EXPECT_NE(error.find("on each of 64 devices played"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("more than 1073741824 device-rounds"), std::string::npos)
+      << error;
+  // One of them plays.
+  Bench quarter(testTorus(2, 0), {64, 64}, {4096});
+  quarter.collective(CollectiveKind::AllReduce, 64, {0}, kUni);
+  EXPECT_EQ(errorOf(quarter.run()), "");
+}
+
 TEST(SimulatorTest, DeadlockInACollectiveNamesItsRound) {
   // Without bandwidth the first round never ends: each device waits for
   // its send and its receive.

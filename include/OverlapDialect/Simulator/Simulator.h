@@ -125,7 +125,9 @@ struct SimReport {
 /// The most device-steps (devices x steps of the program) one simulation
 /// plays: about ten minutes on one core of a 2020s server without a
 /// symmetry. Checked before anything is allocated, so every device counts,
-/// also those a symmetry would not play.
+/// also those a symmetry would not play; checked again once the symmetry is
+/// known, as the rounds the played devices play (each step once, each
+/// collective as the rounds of its ring).
 constexpr int64_t kMaxSimulatedDeviceSteps = int64_t(1) << 30;
 
 /// Simulates `program` on all logical devices of `machine`. Fails with a
