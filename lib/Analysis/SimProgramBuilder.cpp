@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -98,6 +99,8 @@ private:
   DenseMap<Value, uint32_t> tokenStarts;
   static constexpr uint32_t kNoStep = ~uint32_t(0);
   DenseMap<Operation *, uint32_t> labels;
+  /// The iterations of the loops around the op being played, multiplied.
+  uint64_t enclosingTrips = 1;
 };
 } // namespace
 
@@ -185,6 +188,15 @@ LogicalResult ProgramPlayer::playFor(scf::ForOp loop) {
     return loop.emitError("the loop runs ")
            << trips << " iterations; the simulator plays at most "
            << options.maxSteps << " steps";
+  // Nested loops whose bodies add no step would spin through the product
+  // of their trip counts: refused here, before the first iteration.
+  if (trips > 0 && enclosingTrips > options.maxSteps / trips)
+    return loop.emitError("the loop runs ")
+           << trips << " iterations inside loops that run " << enclosingTrips
+           << ", more in all than the " << options.maxSteps
+           << " iterations the simulator plays";
+  uint64_t outer = std::exchange(enclosingTrips, enclosingTrips * trips);
+  llvm::scope_exit restore([&] { enclosingTrips = outer; });
   // Tokens travel through iter_args: bind each iteration's block arguments
   // to the starts of the previous iteration's yielded tokens.
   auto bind = [&](ValueRange to, ValueRange from) {

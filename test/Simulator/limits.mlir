@@ -1,6 +1,7 @@
 // The simulator checks the work before it allocates: machines of more than
 // 2^20 devices, loops of more iterations than the 2^21 steps a program may
-// unroll into (an empty body used to spin for ever), and simulations of
+// unroll into (an empty body used to spin for ever, and so did two nested
+// loops of 2^20 iterations each), and simulations of
 // more than 2^30 device-steps are refused with the numbers, and so are
 // more than 2^30 rounds on the devices played once the symmetry is known (a
 // collective plays the rounds of its ring). They used to abort with "out
@@ -13,6 +14,7 @@
 // RUN: sh -c 'overlap-sim %t/overflow-grid.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=OVERFLOW
 // RUN: sh -c 'overlap-sim %t/huge-grid.mlir --topology 1024x1024x1024 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=TOPO
 // RUN: sh -c 'overlap-sim %t/long-loop.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=LOOP
+// RUN: sh -c 'overlap-sim %t/nested-loops.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=NEST
 // RUN: sh -c 'overlap-sim %t/device-steps.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=WORK
 // RUN: sh -c 'overlap-sim %t/device-rounds.mlir 2>&1; echo "exit status $?"' | FileCheck %s --check-prefix=ROUNDS
 // RUN: not overlap-opt %t/huge-grid.mlir --ovl-overlap-pipeline="remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=GATE
@@ -25,6 +27,8 @@
 // TOPO: exit status 2
 // LOOP: long-loop.mlir:6:8: error: the loop runs 2147483648 iterations; the simulator plays at most 2097152 steps
 // LOOP: exit status 1
+// NEST: nested-loops.mlir:7:10: error: the loop runs 1048576 iterations inside loops that run 1048576, more in all than the 2097152 iterations the simulator plays
+// NEST: exit status 1
 // WORK: error: cannot simulate: the simulation would play 2049 steps on each of 1048576 devices, more than 1073741824 device-steps
 // WORK: exit status 1
 // ROUNDS: error: cannot simulate: the simulation would play 1048576 rounds (each step once, each collective as the rounds of its ring) on each of 8192 devices played (1048576 devices in 8192 orbits of the translations by x+1), more than 1073741824 device-rounds
@@ -55,6 +59,22 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %n = arith.constant 2147483648 : index
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> tensor<4xf32> {
     scf.yield %a : tensor<4xf32>
+  }
+  %s = ovl.all_reduce %r on @g axes [0] : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+//--- nested-loops.mlir
+shard.grid @g(shape = 4)
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 1048576 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> tensor<4xf32> {
+    %q = scf.for %j = %c0 to %n step %c1 iter_args(%b = %a) -> tensor<4xf32> {
+      scf.yield %b : tensor<4xf32>
+    }
+    scf.yield %q : tensor<4xf32>
   }
   %s = ovl.all_reduce %r on @g axes [0] : tensor<4xf32>
   return %s : tensor<4xf32>

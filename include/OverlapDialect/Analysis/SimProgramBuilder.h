@@ -31,7 +31,8 @@ getProgramGridShape(FunctionOpInterface func);
 struct SimProgramOptions {
   /// The ring algorithm of blocking collectives.
   RingDirection collectiveDirection = RingDirection::Bidirectional;
-  /// Refuse programs that unroll into more steps than this.
+  /// Refuse programs that unroll into more steps than this, and loop nests
+  /// that run more iterations in all (their bodies may add no step).
   uint64_t maxSteps = uint64_t(1) << 21;
 };
 
