@@ -20,6 +20,7 @@
 
 #include "OverlapDialect/Simulator/DeviceSymmetry.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir::ovl;
@@ -48,16 +49,17 @@ static int64_t translate(const Topology &topology, int64_t device, unsigned dim,
 /// devices and every pattern onto themselves.
 static bool isSymmetry(const Topology &topology,
                        const DeviceAssignment &assignment,
-                       llvm::ArrayRef<int64_t> logicalAt, unsigned dim,
-                       int64_t step, size_t numPatterns,
+                       const llvm::DenseMap<int64_t, int64_t> &logicalAt,
+                       unsigned dim, int64_t step, size_t numPatterns,
                        DeviceSymmetry::PeerFn peer) {
   int64_t numLogical = assignment.getNumLogicalDevices();
   std::vector<int64_t> moved(numLogical);
   for (int64_t logical = 0; logical < numLogical; ++logical) {
-    moved[logical] =
-        logicalAt[translate(topology, assignment.physical(logical), dim, step)];
-    if (moved[logical] < 0)
+    auto at = logicalAt.find(
+        translate(topology, assignment.physical(logical), dim, step));
+    if (at == logicalAt.end())
       return false;
+    moved[logical] = at->second;
   }
   for (size_t pattern = 0; pattern < numPatterns; ++pattern)
     for (int64_t logical = 0; logical < numLogical; ++logical) {
@@ -75,7 +77,11 @@ DeviceSymmetry DeviceSymmetry::find(const Topology &topology,
   if (topology.getKind() != InterconnectKind::Torus)
     return none(topology, assignment,
                 "only translations of a torus are tried, this is a switch");
-  std::vector<int64_t> logicalAt(topology.getNumDevices(), -1);
+  // By the placed devices, not the topology's: a few devices of a large
+  // topology (8 of 64x64x64) are placed, and the gate finds the symmetry of
+  // every program it prices.
+  llvm::DenseMap<int64_t, int64_t> logicalAt;
+  logicalAt.reserve(assignment.getNumLogicalDevices());
   for (int64_t logical = 0; logical < assignment.getNumLogicalDevices();
        ++logical)
     logicalAt[assignment.physical(logical)] = logical;
@@ -124,16 +130,16 @@ void DeviceSymmetry::numberOrbits(const DeviceAssignment &assignment) {
     numPhysicalOrbits *= step;
   if (steps.empty())
     numPhysicalOrbits = topology->getNumDevices();
-  std::vector<int64_t> orbitOfPhysical(numPhysicalOrbits, -1);
+  // By the orbits of placed devices only (see find).
+  llvm::DenseMap<int64_t, uint32_t> orbitOfPhysical;
+  orbitOfPhysical.reserve(std::min<int64_t>(numPhysicalOrbits, numLogical));
   orbits.resize(numLogical);
   for (int64_t logical = 0; logical < numLogical; ++logical) {
-    int64_t &orbit =
-        orbitOfPhysical[physicalOrbit(assignment.physical(logical))];
-    if (orbit < 0) {
-      orbit = representatives.size();
+    auto [orbit, added] = orbitOfPhysical.try_emplace(
+        physicalOrbit(assignment.physical(logical)), representatives.size());
+    if (added)
       representatives.push_back(logical);
-    }
-    orbits[logical] = orbit;
+    orbits[logical] = orbit->second;
   }
   numOrbits = representatives.size();
 }

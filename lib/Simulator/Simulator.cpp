@@ -338,7 +338,7 @@ struct Transfer {
   bool fluid = false;
   /// In Simulation::dirty: its rate is due when the instant is over.
   bool dirty = false;
-  /// The route, a link class (DeviceSymmetry::linkClassOf) per link.
+  /// The route, a used link class (Simulation::linkClasses) per link.
   llvm::SmallVector<int64_t, 6> links;
   /// With a trace, the route's physical links, of which `links` holds the
   /// classes: the trace names the devices a link class's spans stand for.
@@ -549,8 +549,14 @@ private:
   /// With a trace, the physical link of each of routeLinks.
   std::vector<int64_t> routePhysicalLinks;
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routeScratch;
-  /// The fluid transfers on each link class, a transfer once per link of
-  /// its route in the class.
+  /// The link classes (DeviceSymmetry::linkClassOf) the routes use, in the
+  /// order they first did, and their index there: a few devices of a large
+  /// topology use few of its links, and a simulation of the gate's must not
+  /// set up all of them (an 8-device program on 64x64x64 has 1.5 million).
+  std::vector<int64_t> linkClasses;
+  llvm::DenseMap<int64_t, uint32_t> usedLinkOf;
+  /// The fluid transfers on each used link class, a transfer once per link
+  /// of its route in the class.
   std::vector<llvm::SmallVector<uint32_t, 2>> linkActive;
   /// Transfers whose rate is due at the end of the instant.
   std::vector<uint32_t> dirty;
@@ -821,7 +827,6 @@ llvm::Error Simulation::prepare() {
   if (statsDevice >= 0)
     statsPlayed = playedOf(statsDevice);
   devices.assign(numPlayed, Device());
-  linkActive.resize(symmetry->getNumLinkClasses());
   if (trace) {
     std::vector<int64_t> traced = options.traceDevices;
     if (traced.empty())
@@ -1292,7 +1297,13 @@ Simulation::routesBetween(int64_t src, int64_t dst, bool tiesNegative) {
   for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
     uint32_t linksBegin = routeLinks.size();
     for (int64_t link : route) {
-      routeLinks.push_back(symmetry->linkClassOf(link));
+      auto [used, added] = usedLinkOf.try_emplace(symmetry->linkClassOf(link),
+                                                  linkClasses.size());
+      if (added) {
+        linkClasses.push_back(used->first);
+        linkActive.emplace_back();
+      }
+      routeLinks.push_back(used->second);
       if (trace)
         routePhysicalLinks.push_back(link);
     }
@@ -1409,8 +1420,8 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   if (trace && t.fluidStart >= 0) {
     uint32_t begin = trace->links.size();
     for (auto [link, physical] : llvm::zip_equal(t.links, t.physicalLinks))
-      if (trace->linkClassTraced[link]) {
-        trace->links.push_back(link);
+      if (trace->linkClassTraced[linkClasses[link]]) {
+        trace->links.push_back(linkClasses[link]);
         trace->playedLinks.push_back(physical);
       }
     if (trace->links.size() > begin)
