@@ -2,6 +2,9 @@
 
 // Bufferized collectives become calls of the ovlrt runtime with a constant
 // config array and a location string; tokens become i64 request handles.
+// Each call is in an alloca_scope: the descriptors its unranked operands
+// put on the stack go when it returns, not when the function does (a loop
+// of collectives used to grow the stack by one set per iteration).
 
 shard.grid @torus(shape = 2x4)
 
@@ -19,13 +22,15 @@ shard.grid @torus(shape = 2x4)
 // CHECK-DAG: memref.global "private" constant @[[ID:__ovl_config_[0-9]+]] : memref<9xi64> = dense<[2, 2, 4, 2, 1, 0, -1, 0, 0]>
 // CHECK-LABEL: func.func @blocking
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: memref<2x8xf32>, %[[G:[a-z0-9]+]]: memref<4x8xf32>
-// CHECK: %[[CFG:.+]] = memref.get_global @[[GATHER]] : memref<8xi64>
+// CHECK: memref.alloca_scope {
+// CHECK-NEXT: %[[CFG:.+]] = memref.get_global @[[GATHER]] : memref<8xi64>
 // CHECK: %[[CFGV:.+]] = memref.cast %[[CFG]] : memref<8xi64> to memref<?xi64>
 // CHECK: %[[WHERE:.+]] = memref.get_global @__ovl_where_{{[0-9]+}}
 // CHECK: %[[WHEREV:.+]] = memref.cast %[[WHERE]] : memref<{{[0-9]+}}xi8> to memref<?xi8>
 // CHECK: %[[IN:.+]] = memref.cast %[[X]] : memref<2x8xf32> to memref<*xf32>
 // CHECK: %[[OUT:.+]] = memref.cast %[[G]] : memref<4x8xf32> to memref<*xf32>
 // CHECK: call @ovlrt_all_gather_f32(%[[IN]], %[[OUT]], %[[CFGV]], %[[WHEREV]])
+// CHECK-NEXT: }
 // CHECK: memref.get_global @[[SCATTER]]
 // CHECK: call @ovlrt_reduce_scatter_bf16
 // CHECK: memref.get_global @[[REDUCE]]
@@ -51,10 +56,13 @@ shard.grid @ring(shape = 4)
 
 /// A token carried around a loop becomes an i64 iteration argument.
 // CHECK-LABEL: func.func @token_in_loop
-// CHECK: %[[T0:.+]] = call @ovlrt_permute_start_f32({{.*}}) : ({{.*}}) -> i64
+// CHECK: %[[T0:.+]] = memref.alloca_scope -> (i64) {
+// CHECK:   %[[C0:.+]] = func.call @ovlrt_permute_start_f32({{.*}}) : ({{.*}}) -> i64
+// CHECK:   memref.alloca_scope.return %[[C0]] : i64
 // CHECK: %[[R:.+]] = scf.for {{.*}} iter_args(%[[T:.+]] = %[[T0]]) -> (i64)
 // CHECK:   call @ovlrt_permute_done(%[[T]], %{{.*}}) : (i64, memref<?xi8>) -> ()
-// CHECK:   %[[T1:.+]] = func.call @ovlrt_permute_start_f32({{.*}}) : ({{.*}}) -> i64
+// CHECK:   %[[T1:.+]] = memref.alloca_scope -> (i64) {
+// CHECK:     func.call @ovlrt_permute_start_f32({{.*}}) : ({{.*}}) -> i64
 // CHECK:   scf.yield %[[T1]] : i64
 // CHECK: call @ovlrt_permute_done(%[[R]], %{{.*}})
 func.func @token_in_loop(%a: memref<4xf32>, %b: memref<4xf32>, %n: index) {
@@ -78,9 +86,12 @@ shard.grid @torus(shape = 2x4)
 /// is a call of its type's entry point returning the request, each done a
 /// call of ovlrt_collective_done with it.
 // CHECK-LABEL: func.func @async_collectives
-// CHECK: %[[G:.+]] = call @ovlrt_all_gather_start_f32({{.*}}) : (memref<*xf32>, memref<*xf32>, memref<?xi64>, memref<?xi8>) -> i64
-// CHECK: %[[S:.+]] = call @ovlrt_reduce_scatter_start_bf16({{.*}}) : (memref<*xbf16>, memref<*xbf16>, memref<?xi64>, memref<?xi8>) -> i64
-// CHECK: %[[R:.+]] = call @ovlrt_all_reduce_start_i32({{.*}}) : (memref<*xi32>, memref<*xi32>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: %[[G:.+]] = memref.alloca_scope -> (i64)
+// CHECK: call @ovlrt_all_gather_start_f32({{.*}}) : (memref<*xf32>, memref<*xf32>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: %[[S:.+]] = memref.alloca_scope -> (i64)
+// CHECK: call @ovlrt_reduce_scatter_start_bf16({{.*}}) : (memref<*xbf16>, memref<*xbf16>, memref<?xi64>, memref<?xi8>) -> i64
+// CHECK: %[[R:.+]] = memref.alloca_scope -> (i64)
+// CHECK: call @ovlrt_all_reduce_start_i32({{.*}}) : (memref<*xi32>, memref<*xi32>, memref<?xi64>, memref<?xi8>) -> i64
 // CHECK: call @ovlrt_collective_done(%[[S]], %{{.*}}) : (i64, memref<?xi8>) -> ()
 // CHECK: call @ovlrt_collective_done(%[[G]], %{{.*}})
 // CHECK: call @ovlrt_collective_done(%[[R]], %{{.*}})

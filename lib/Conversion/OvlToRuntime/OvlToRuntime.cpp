@@ -183,6 +183,16 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
         op, op.getGridAttr());
     SmallVector<int64_t> config = buildConfig(
         grid, op.getGridAxes(), getDim(op), getReduction(op), getPairs(op));
+    SmallVector<Type> results;
+    if constexpr (isStart)
+      results.push_back(rewriter.getI64Type());
+    // The descriptors the unranked casts put on the stack live as long as
+    // the call: in a loop, they would pile up one set per iteration (85,000
+    // collectives overflowed a device thread's stack).
+    auto scope = memref::AllocaScopeOp::create(rewriter, loc, results);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(
+        rewriter.createBlock(&scope.getBodyRegion()));
     Value configView = lowering.abi.getConfig(rewriter, loc, config);
     Value where =
         lowering.abi.getString(rewriter, loc, describeLocation(op.getLoc()));
@@ -194,15 +204,13 @@ struct BufferCollectiveLowering : public OpConversionPattern<OpTy> {
     SmallVector<Value> operands = {unranked(adaptor.getInput()),
                                    unranked(adaptor.getOutput()), configView,
                                    where};
-    SmallVector<Type> results;
-    if constexpr (isStart)
-      results.push_back(rewriter.getI64Type());
     func::FuncOp callee =
         lowering.abi.getFunction(("ovlrt_" + name + "_" + suffix).str(),
                                  ValueRange(operands).getTypes(), results);
     auto call = func::CallOp::create(rewriter, loc, callee, operands);
+    memref::AllocaScopeReturnOp::create(rewriter, loc, call.getResults());
     ++lowering.numCalls;
-    rewriter.replaceOp(op, call.getResults());
+    rewriter.replaceOp(op, scope.getResults());
     return success();
   }
 
