@@ -19,6 +19,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <functional>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <thread>
 
 using namespace ovlrt;
@@ -357,14 +361,52 @@ ThreadsWorld::ThreadsWorld(WorldOptions options) : options(options) {
     fatal("link bandwidth and latency must be finite and not negative");
 }
 
+/// Why this process cannot hold `count` threads of `stackBytes` of stack
+/// each, from its limits (address space, processes), or empty.
+static std::string checkThreadLimits(int64_t count, size_t stackBytes) {
+  rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<double>(count) * static_cast<double>(stackBytes) >
+          static_cast<double>(limit.rlim_cur))
+    return std::to_string(count) + " device threads of " +
+           std::to_string(stackBytes >> 20) + " MiB of stack each need " +
+           std::to_string(static_cast<uint64_t>(static_cast<double>(count) *
+                                                stackBytes / (1 << 20))) +
+           " MiB of address space, more than the process's limit of " +
+           std::to_string(limit.rlim_cur >> 20) + " MiB (ulimit -v)";
+  if (getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      static_cast<uint64_t>(count) > limit.rlim_cur)
+    return std::to_string(count) + " device threads are more than the " +
+           std::to_string(limit.rlim_cur) +
+           " processes and threads the user may run (ulimit -u)";
+  return "";
+}
+
+/// A device thread's start: the body it is given.
+static void *runThread(void *fn) {
+  (*static_cast<std::function<void()> *>(fn))();
+  return nullptr;
+}
+
 void ThreadsWorld::run(const std::function<void(Device &)> &body) {
   ThreadsRun state(options);
   std::vector<std::unique_ptr<ThreadsDevice>> devices;
   for (int64_t d = 0; d < options.numDevices; ++d)
     devices.push_back(std::make_unique<ThreadsDevice>(d, state));
-  std::vector<std::thread> threads;
-  for (int64_t d = 0; d < options.numDevices; ++d) {
-    threads.emplace_back([&, d] {
+  // Every device's thread must start, or those that did wait for it at
+  // their first collective: what the limits cannot hold is refused before
+  // the first starts, and a thread that still fails to start ends the run.
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  size_t stackBytes = 0;
+  pthread_attr_getstacksize(&attr, &stackBytes);
+  if (std::string why = checkThreadLimits(options.numDevices, stackBytes);
+      !why.empty())
+    fatal("cannot run the devices as threads: " + why +
+          "; run them as MPI ranks (--transport mpi under mpirun)");
+  std::vector<std::function<void()>> bodies;
+  for (int64_t d = 0; d < options.numDevices; ++d)
+    bodies.push_back([&, d] {
       Device &device = *devices[d];
       setCurrentDevice(&device);
       body(device);
@@ -372,7 +414,13 @@ void ThreadsWorld::run(const std::function<void(Device &)> &body) {
       device.checkProgramEnd();
       state.programEnded(d);
     });
-  }
-  for (std::thread &thread : threads)
-    thread.join();
+  std::vector<pthread_t> threads(options.numDevices);
+  for (int64_t d = 0; d < options.numDevices; ++d)
+    if (int error = pthread_create(&threads[d], &attr, runThread, &bodies[d]))
+      fatal("cannot start the thread of device " + std::to_string(d) + " of " +
+            std::to_string(options.numDevices) + ": " + std::strerror(error) +
+            "; run them as MPI ranks (--transport mpi under mpirun)");
+  pthread_attr_destroy(&attr);
+  for (pthread_t thread : threads)
+    pthread_join(thread, nullptr);
 }
