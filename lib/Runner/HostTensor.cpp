@@ -2,6 +2,7 @@
 
 #include "OverlapDialect/Runner/HostTensor.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -55,6 +56,16 @@ HostTensor &HostTensor::operator=(const HostTensor &other) {
   if (this != &other)
     *this = HostTensor(other);
   return *this;
+}
+
+bool overlap::sameBits(const std::vector<HostTensor> &a,
+                       const std::vector<HostTensor> &b) {
+  return a.size() == b.size() &&
+         llvm::all_of(llvm::zip(a, b), [](const auto &pair) {
+           const auto &[x, y] = pair;
+           return x.type() == y.type() &&
+                  std::memcmp(x.data(), y.data(), x.type().numBytes()) == 0;
+         });
 }
 
 double HostTensor::getAsDouble(int64_t index) const {

@@ -122,6 +122,7 @@ LaunchResult MpiSession::launch(const Program &program,
   // that loses a rank) does not first spend seconds zeroing the times of
   // steps it never runs, during which no rank would look at its peers.
   std::vector<double> seconds;
+  StepOutputsCheck outputsCheck;
   plugin.barrier(hostWait);
   for (int64_t step = 0; step < steps; ++step) {
     std::vector<HostTensor> stepInputs = inputs;
@@ -129,6 +130,7 @@ LaunchResult MpiSession::launch(const Program &program,
     program.invoke(stepInputs, outputs);
     seconds.push_back(
         std::chrono::duration<double>(Clock::now() - start).count());
+    outputsCheck.check(step, steps, outputs);
     // Also lines the ranks up for the next step.
     plugin.endProgram(device);
   }
@@ -150,6 +152,9 @@ LaunchResult MpiSession::launch(const Program &program,
   std::vector<double> allSeconds(isRoot() ? steps * size() : 0);
   plugin.gather(seconds.data(), steps * sizeof(double), allSeconds.data(),
                 hostWait);
+  int64_t changed = outputsCheck.getChangedStep();
+  std::vector<int64_t> allChanged(isRoot() ? size() : 0);
+  plugin.gather(&changed, sizeof(changed), allChanged.data(), hostWait);
 
   LaunchResult result;
   if (!isRoot())
@@ -163,6 +168,7 @@ LaunchResult MpiSession::launch(const Program &program,
       from += type.numBytes();
     }
   }
+  result.changedStep = findChangedStep(allChanged);
   for (int64_t step = 0; step < steps; ++step) {
     double slowest = 0;
     for (int64_t rank = 0; rank < size(); ++rank)

@@ -141,6 +141,9 @@ static void printJson(const RunReport &report, raw_ostream &os) {
   if (report.referenceCompileCache)
     result["reference_compile_cache"] =
         stringifyCacheUse(*report.referenceCompileCache);
+  if (run.changedStep)
+    result["changed_step"] = json::Object{{"device", run.changedStep->device},
+                                          {"step", run.changedStep->step + 1}};
   if (const std::optional<Comparison> &comparison = report.comparison) {
     json::Object compared{
         {"reference", report.referencePath},
@@ -202,6 +205,10 @@ static void printText(const RunReport &report, raw_ostream &os) {
                 "step(s)\n",
                 sorted[sorted.size() / 2] * 1e3, sorted.front() * 1e3,
                 run.stepSeconds.size());
+  if (run.changedStep)
+    os << formatv("  NOT THE SAME ON EVERY STEP: step {0}'s outputs on device "
+                  "{1} differ from step 1's, with the same inputs\n",
+                  run.changedStep->step + 1, run.changedStep->device);
   if (report.printOutputs) {
     for (auto [device, outputs] : llvm::enumerate(run.outputs)) {
       for (auto [i, tensor] : llvm::enumerate(outputs)) {

@@ -55,9 +55,9 @@
 // RTOL-NAN: exit status 2
 // ATOL-INF: overlap-run: error: --atol must be a finite number >= 0, not inf
 // ATOL-INF: exit status 2
-// REPEAT0: overlap-run: error: --repeat must be at least 1, not 0
+// REPEAT0: overlap-run: error: --repeat must be at least 1 and at most 1000000, not 0
 // REPEAT0: exit status 2
-// REPEATNEG: overlap-run: error: --repeat must be at least 1, not -1
+// REPEATNEG: overlap-run: error: --repeat must be at least 1 and at most 1000000, not -1
 // REPEATNEG: exit status 2
 
 shard.grid @one(shape = 1)

@@ -373,8 +373,9 @@ static int report(const Setup &setup, const LaunchResult &run,
     }
   }
   printRunReport(summary, emitJson, outs());
-  return summary.comparison && !summary.comparison->equal ? ExitNegative
-                                                          : ExitSuccess;
+  return (summary.comparison && !summary.comparison->equal) || run.changedStep
+             ? ExitNegative
+             : ExitSuccess;
 }
 
 int main(int argc, char **argv) {
@@ -393,8 +394,9 @@ int main(int argc, char **argv) {
   if (!(absTolerance >= 0 && std::isfinite(absTolerance)))
     fatal("--atol must be a finite number >= 0, not " +
           Twine(llvm::formatv("{0}", format("%g", double(absTolerance)))));
-  if (repeat < 1)
-    fatal(formatv("--repeat must be at least 1, not {0}", int64_t(repeat)));
+  if (repeat < 1 || repeat > kMaxSteps)
+    fatal(formatv("--repeat must be at least 1 and at most {0}, not {1}",
+                  kMaxSteps, int64_t(repeat)));
   if (Expected<TargetCpu> cpu = lookupRunnableTargetCpu(targetCpu); !cpu)
     fatal("--target-cpu: " + toString(cpu.takeError()));
   Expected<CompileCacheOptions> cache = compileCacheOptionsFromEnvironment();

@@ -65,6 +65,10 @@ private:
   std::unique_ptr<void, Free> storage;
 };
 
+/// Whether `a` and `b` hold tensors of the same types and bits, in order.
+bool sameBits(const std::vector<HostTensor> &a,
+              const std::vector<HostTensor> &b);
+
 /// Whether `type` is one of the integer types.
 bool isIntegerType(ovlrt::DType type);
 /// Whether `value` is representable in the integer type `type`.

@@ -1,6 +1,6 @@
 // REQUIRES: mpi
 // RUN: rm -f %t.ready
-// RUN: not %mpirun -np 4 %S/Inputs/kill-rank.sh 1 %t.ready overlap-run --transport mpi %s --repeat 100000000 --timeout 50 --lost-after 0.5 --ready-file %t.ready 2>&1 | FileCheck %s --check-prefix=LOST
+// RUN: not %mpirun -np 4 %S/Inputs/kill-rank.sh 1 %t.ready overlap-run --transport mpi %s --repeat 1000000 --timeout 50 --lost-after 0.5 --ready-file %t.ready 2>&1 | FileCheck %s --check-prefix=LOST
 // RUN: rm -f %t.ready-healthy %t.ready-off
 // RUN: %mpirun -np 4 overlap-run --transport mpi %s --repeat 20 --lost-after 0.5 --ready-file %t.ready-healthy | FileCheck %s --check-prefix=HEALTHY
 // RUN: %mpirun -np 4 overlap-run --transport mpi %s --repeat 20 --lost-after 0 --ready-file %t.ready-off | FileCheck %s --check-prefix=HEALTHY
