@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OverlapDialect/Analysis/EntryFunction.h"
+#include "OverlapDialect/Analysis/VerifyInput.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Runner/Compare.h"
 #include "OverlapDialect/Runner/Inputs.h"
@@ -210,7 +211,7 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry,
                           file.getError().message());
   sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      mlir::ovl::parseInput(sourceMgr, &context);
   if (!module)
     return makeProgramError("cannot parse " + path);
   FailureOr<mlir::FunctionOpInterface> found =

@@ -28,6 +28,7 @@
 #include "OverlapDialect/Analysis/EntryFunction.h"
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/Simulate.h"
+#include "OverlapDialect/Analysis/VerifyInput.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Simulator/Simulator.h"
 #include "OverlapDialect/Support/CommandLine.h"
@@ -204,7 +205,7 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
   mlir::TimingScope parseTiming = timing.nest("parse");
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
+      mlir::ovl::parseInput(sourceMgr, &context);
   parseTiming.stop();
   if (!module)
     return overlap::ExitNegative;
