@@ -549,12 +549,21 @@ private:
   /// With a trace, the physical link of each of routeLinks.
   std::vector<int64_t> routePhysicalLinks;
   llvm::SmallVector<llvm::SmallVector<int64_t, 8>, 3> routeScratch;
-  /// The link classes (DeviceSymmetry::linkClassOf) the routes use, in the
-  /// order they first did, and their index there: a few devices of a large
-  /// topology use few of its links, and a simulation of the gate's must not
-  /// set up all of them (an 8-device program on 64x64x64 has 1.5 million).
+  /// With more than kDenseLinkClasses link classes
+  /// (DeviceSymmetry::linkClassOf), those the routes use, in the order they
+  /// first did, and their index there: a few devices of a large topology
+  /// use few of its links, and a simulation of the gate's must not set up
+  /// all of them (an 8-device program on 64x64x64 has 1.5 million). With
+  /// fewer, a class is its own index.
+  bool denseLinks = true;
   std::vector<int64_t> linkClasses;
   llvm::DenseMap<int64_t, uint32_t> usedLinkOf;
+  static constexpr int64_t kDenseLinkClasses = int64_t(1) << 16;
+  /// The index of link class `linkClass` in linkActive, and back.
+  uint32_t useLinkClass(int64_t linkClass);
+  int64_t linkClassAt(uint32_t used) const {
+    return denseLinks ? used : linkClasses[used];
+  }
   /// The fluid transfers on each used link class, a transfer once per link
   /// of its route in the class.
   std::vector<llvm::SmallVector<uint32_t, 2>> linkActive;
@@ -827,6 +836,9 @@ llvm::Error Simulation::prepare() {
   if (statsDevice >= 0)
     statsPlayed = playedOf(statsDevice);
   devices.assign(numPlayed, Device());
+  denseLinks = symmetry->getNumLinkClasses() <= kDenseLinkClasses;
+  if (denseLinks)
+    linkActive.resize(symmetry->getNumLinkClasses());
   if (trace) {
     std::vector<int64_t> traced = options.traceDevices;
     if (traced.empty())
@@ -1297,13 +1309,7 @@ Simulation::routesBetween(int64_t src, int64_t dst, bool tiesNegative) {
   for (const llvm::SmallVector<int64_t, 8> &route : routeScratch) {
     uint32_t linksBegin = routeLinks.size();
     for (int64_t link : route) {
-      auto [used, added] = usedLinkOf.try_emplace(symmetry->linkClassOf(link),
-                                                  linkClasses.size());
-      if (added) {
-        linkClasses.push_back(used->first);
-        linkActive.emplace_back();
-      }
-      routeLinks.push_back(used->second);
+      routeLinks.push_back(useLinkClass(symmetry->linkClassOf(link)));
       if (trace)
         routePhysicalLinks.push_back(link);
     }
@@ -1313,6 +1319,17 @@ Simulation::routesBetween(int64_t src, int64_t dst, bool tiesNegative) {
   std::pair<uint32_t, uint32_t> spans(begin, routeSpans.size());
   routeCache.try_emplace(key, spans);
   return spans;
+}
+
+uint32_t Simulation::useLinkClass(int64_t linkClass) {
+  if (denseLinks)
+    return linkClass;
+  auto [used, added] = usedLinkOf.try_emplace(linkClass, linkClasses.size());
+  if (added) {
+    linkClasses.push_back(linkClass);
+    linkActive.emplace_back();
+  }
+  return used->second;
 }
 
 double Simulation::rateOf(const Transfer &t) const {
@@ -1420,8 +1437,8 @@ void Simulation::completeTransfer(uint32_t id, double now) {
   if (trace && t.fluidStart >= 0) {
     uint32_t begin = trace->links.size();
     for (auto [link, physical] : llvm::zip_equal(t.links, t.physicalLinks))
-      if (trace->linkClassTraced[linkClasses[link]]) {
-        trace->links.push_back(linkClasses[link]);
+      if (trace->linkClassTraced[linkClassAt(link)]) {
+        trace->links.push_back(linkClassAt(link));
         trace->playedLinks.push_back(physical);
       }
     if (trace->links.size() > begin)
