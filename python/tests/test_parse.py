@@ -78,3 +78,15 @@ def test_close_waits_for_calls_in_other_threads(mlp_1d_text):
             "used after its Context was closed" in mine[-1]
     with pytest.raises(overlap.Error, match="after it was closed"):
         ctx.parse(mlp_1d_text)
+
+
+def test_grid_axis_of_size_zero_is_refused():
+    # MLIR 22's verifier of shard.all_slice divides by the grid's axis: the
+    # parse used to kill the interpreter with SIGFPE.
+    bad = ("shard.grid @grid(shape = 0x4)\n"
+           "func.func @f(%x: tensor<8x16xf32>) -> tensor<1x16xf32> {\n"
+           "  %s = shard.all_slice %x on @grid grid_axes = [0, 1] "
+           "slice_axis = 0 : tensor<8x16xf32> -> tensor<1x16xf32>\n"
+           "  return %s : tensor<1x16xf32>\n}\n")
+    with pytest.raises(overlap.Error, match="grid axis 0 has size 0"):
+        overlap.parse(bad)

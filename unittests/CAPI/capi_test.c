@@ -8,6 +8,7 @@
 \*===----------------------------------------------------------------------===*/
 
 #include "overlap-c/Dialect.h"
+#include "overlap-c/Parse.h"
 #include "overlap-c/Pipeline.h"
 #include "overlap-c/Registration.h"
 #include "overlap-c/Simulator.h"
@@ -70,6 +71,16 @@ static MlirLogicalResult onDiagnostic(MlirDiagnostic diagnostic,
   return mlirLogicalResultSuccess();
 }
 
+/* A grid with an axis of size 0, which MLIR 22's verifier of all_slice
+   divides by. */
+static const char *kEmptyAxis =
+    "shard.grid @grid(shape = 0x4)\n"
+    "func.func @f(%x: tensor<8x16xf32>) -> tensor<1x16xf32> {\n"
+    "  %s = shard.all_slice %x on @grid grid_axes = [0, 1] slice_axis = 0 "
+    ": tensor<8x16xf32> -> tensor<1x16xf32>\n"
+    "  return %s : tensor<1x16xf32>\n"
+    "}\n";
+
 static const char *kProgram =
     "shard.grid @ring(shape = 4)\n"
     "func.func @mlp(%x: tensor<4x32xf32>, %w1: tensor<32x16xf32>,\n"
@@ -105,6 +116,18 @@ int main(void) {
   MlirDiagnosticHandlerID handler =
       mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, NULL, NULL);
   CHECK(!mlirDialectIsNull(mlirDialectHandleLoadDialect(ovl, ctx)));
+
+  /* overlapModuleCreateParse reads as the tools do: the grid is refused
+     with an error, where mlirModuleCreateParse dies of SIGFPE. */
+  CHECK(mlirModuleIsNull(overlapModuleCreateParse(
+      ctx, mlirStringRefCreateFromCString(kEmptyAxis))));
+  CHECK(numDiagnostics > 0);
+  MlirModule parsed =
+      overlapModuleCreateParse(ctx, mlirStringRefCreateFromCString(kProgram));
+  CHECK(!mlirModuleIsNull(parsed));
+  if (!mlirModuleIsNull(parsed))
+    mlirModuleDestroy(parsed);
+  numDiagnostics = 0; /* the checks below count from here */
 
   /* ovl-overlap-pipeline with one call. */
   MlirModule module =
