@@ -32,6 +32,7 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -365,6 +366,10 @@ Program::compile(ModuleOp module, const CompileOptions &options) {
   if (!entry)
     return makeError("the entry @" + found->getName() + " is not a func.func");
   program->entryName = entry.getSymName().str();
+  module.walk([&](memref::GlobalOp global) {
+    if (!global.getConstant() && program->mutableGlobal.empty())
+      program->mutableGlobal = global.getSymName().str();
+  });
   {
     // Only a budget: when the estimate fails, callers fall back on the
     // inputs and outputs, and its error would only confuse.

@@ -294,6 +294,18 @@ static Expected<Setup> prepare(mlir::MLIRContext &context,
           "the program and the reference take different inputs");
   }
   setup.compileSeconds = secondsSince(compileStart);
+  // The device threads of one process would share the global, where MPI's
+  // ranks (and devices) each have their own: the program would compute
+  // another thing on each transport.
+  for (const Program *compiled : {setup.program.get(), setup.reference.get()})
+    if (!mpi && numDevices > 1 && compiled &&
+        !compiled->getMutableGlobal().empty())
+      return makeProgramError(formatv(
+          "memref.global @{0} is not constant: the {1} device "
+          "threads of --transport threads would share one copy of it; run "
+          "the devices as MPI ranks (--transport mpi), or carry the state "
+          "in the function's arguments and results",
+          compiled->getMutableGlobal(), numDevices));
   if (mpi && mpi->size() != numDevices)
     return makeUsageError(
         formatv("the program runs on {0} devices but the MPI "

@@ -67,6 +67,9 @@ public:
   /// results and intermediates, as ovl::estimatePeakMemory models them);
   /// 0 when that could not be estimated.
   int64_t getPeakBytesPerDevice() const { return peakBytes; }
+  /// A `memref.global` the program may write (one not `constant`), or
+  /// empty: one copy of it serves every device that runs in the process.
+  const std::string &getMutableGlobal() const { return mutableGlobal; }
   /// Whether the object came from the compile cache.
   CacheUse getCacheUse() const { return cacheUse; }
   /// What went wrong with the compile cache (which never fails a compile).
@@ -89,6 +92,7 @@ private:
   std::string entryName;
   int64_t numDevices = 1;
   int64_t peakBytes = 0;
+  std::string mutableGlobal;
   CacheUse cacheUse = CacheUse::Off;
   std::vector<std::string> cacheWarnings;
   std::vector<TensorType> inputTypes, outputTypes;
