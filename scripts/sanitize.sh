@@ -17,4 +17,4 @@ build=${1:-$root/build-sanitize}
 echo "sanitize: [$((SECONDS / 60)) min $((SECONDS % 60)) s] built; the suite"
 export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-cd "$build" && ctest --output-on-failure -j "$(nproc)" "${@:2}"
+cd "$build" && ctest --output-on-failure "${@:2}"

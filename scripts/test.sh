@@ -16,7 +16,7 @@ stage "installing what is missing (scripts/setup.sh)"
 stage "building (scripts/build.sh)"
 "$root/scripts/build.sh" "$build"
 stage "the suite (ctest)"
-(cd "$build" && ctest --output-on-failure -j "$(nproc)")
+(cd "$build" && ctest --output-on-failure)
 stage "the suite again under AddressSanitizer and UBSan (scripts/sanitize.sh)"
 "$root/scripts/sanitize.sh" "$build-sanitize"
 stage "the runtime's unit tests under ThreadSanitizer (scripts/tsan.sh)"
