@@ -382,6 +382,10 @@ static std::string checkThreadLimits(int64_t count, size_t stackBytes) {
   return "";
 }
 
+/// What to do instead when the devices cannot all be threads.
+static constexpr const char *kRunAsRanks =
+    "; run them as MPI ranks (--transport mpi under mpirun)";
+
 /// A device thread's start: the body it is given.
 static void *runThread(void *fn) {
   (*static_cast<std::function<void()> *>(fn))();
@@ -402,8 +406,7 @@ void ThreadsWorld::run(const std::function<void(Device &)> &body) {
   pthread_attr_getstacksize(&attr, &stackBytes);
   if (std::string why = checkThreadLimits(options.numDevices, stackBytes);
       !why.empty())
-    fatal("cannot run the devices as threads: " + why +
-          "; run them as MPI ranks (--transport mpi under mpirun)");
+    fatal("cannot run the devices as threads: " + why + kRunAsRanks);
   std::vector<std::function<void()>> bodies;
   for (int64_t d = 0; d < options.numDevices; ++d)
     bodies.push_back([&, d] {
@@ -419,7 +422,7 @@ void ThreadsWorld::run(const std::function<void(Device &)> &body) {
     if (int error = pthread_create(&threads[d], &attr, runThread, &bodies[d]))
       fatal("cannot start the thread of device " + std::to_string(d) + " of " +
             std::to_string(options.numDevices) + ": " + std::strerror(error) +
-            "; run them as MPI ranks (--transport mpi under mpirun)");
+            kRunAsRanks);
   pthread_attr_destroy(&attr);
   for (pthread_t thread : threads)
     pthread_join(thread, nullptr);
