@@ -144,9 +144,10 @@ FailureOr<SimReport> ovl::simulateFunction(FunctionOpInterface func,
   buildTiming.stop();
   if (failed(program))
     return fail(SimulateFailure::Program);
-  if (options.maxInFlight > kMaxTransfersInFlight) {
-    func.emitError("max-in-flight must be at most ")
-        << kMaxTransfersInFlight << ", not " << options.maxInFlight;
+  std::string maxInFlightError = overlap::checkNumber(
+      "max-in-flight", ranges::kMaxInFlight, options.maxInFlight);
+  if (!maxInFlightError.empty()) {
+    func.emitError(maxInFlightError);
     return fail(SimulateFailure::Options);
   }
   SimOptions simOptions;

@@ -242,28 +242,15 @@ static llvm::Error fieldError(llvm::StringRef field, const llvm::Twine &what) {
                                  "field '" + field + "' " + what);
 }
 
-/// Rates and times outside [kMinFigure, kMaxFigure] are refused: within
-/// it, every time the cost model derives from them stays finite.
-static constexpr double kMinFigure = 1e-30, kMaxFigure = 1e30;
-
-static llvm::Error requirePositive(llvm::StringRef field, double value) {
-  if (value >= kMinFigure && value <= kMaxFigure)
+/// The field's error when `value` is outside `range`.
+static llvm::Error checkField(llvm::StringRef field,
+                              const overlap::NumericRange &range,
+                              double value) {
+  std::string error =
+      overlap::checkNumber(("field '" + field + "'").str(), range, value);
+  if (error.empty())
     return llvm::Error::success();
-  return fieldError(field, llvm::formatv("must be positive, between {0} and "
-                                         "{1}, got {2}",
-                                         llvm::format("%g", kMinFigure),
-                                         llvm::format("%g", kMaxFigure),
-                                         llvm::format("%g", value)));
-}
-
-static llvm::Error requireNonNegative(llvm::StringRef field, double value) {
-  if (value == 0 || (value >= kMinFigure && value <= kMaxFigure))
-    return llvm::Error::success();
-  return fieldError(field, llvm::formatv("must be 0 or between {0} and {1}, "
-                                         "got {2}",
-                                         llvm::format("%g", kMinFigure),
-                                         llvm::format("%g", kMaxFigure),
-                                         llvm::format("%g", value)));
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
 }
 
 /// JSON nested deeper than this is refused before it is parsed: the parser
@@ -305,28 +292,29 @@ llvm::Error mlir::ovl::verifyHardware(const HardwareDescription &hw) {
     std::string field =
         ("peakFlops." + stringifyElementKind(static_cast<ElementKind>(i)))
             .str();
-    if (llvm::Error err = requirePositive(field, hw.peakFlops[i]))
+    if (llvm::Error err = checkField(field, ranges::kFigure, hw.peakFlops[i]))
       return err;
   }
-  if (llvm::Error err = requireNonNegative("hbmCapacity", hw.hbmCapacity))
-    return err;
-  if (llvm::Error err = requirePositive("hbmBandwidth", hw.hbmBandwidth))
-    return err;
-  if (llvm::Error err = requirePositive("linkBandwidth", hw.linkBandwidth))
-    return err;
-  if (llvm::Error err = requirePositive("linksPerChip", hw.linksPerChip))
-    return err;
-  if (llvm::Error err = requireNonNegative("hopLatency", hw.hopLatency))
-    return err;
-  if (llvm::Error err = requirePositive("dmaSlots", hw.dmaSlots))
-    return err;
-  if (hw.dmaSlots > kMaxTransfersInFlight)
-    return fieldError("dmaSlots",
-                      llvm::formatv("must be at most {0}, not {1}",
-                                    kMaxTransfersInFlight, hw.dmaSlots));
-  if (llvm::Error err = requireNonNegative("collectiveLaunchOverhead",
-                                           hw.collectiveLaunchOverhead))
-    return err;
+  const std::pair<const char *, double> optionalFigures[] = {
+      {"hbmCapacity", hw.hbmCapacity},
+      {"hopLatency", hw.hopLatency},
+      {"collectiveLaunchOverhead", hw.collectiveLaunchOverhead}};
+  for (auto [field, value] : optionalFigures)
+    if (llvm::Error err = checkField(field, ranges::kOptionalFigure, value))
+      return err;
+  for (auto [field, value] : {std::pair("hbmBandwidth", hw.hbmBandwidth),
+                              std::pair("linkBandwidth", hw.linkBandwidth)})
+    if (llvm::Error err = checkField(field, ranges::kFigure, value))
+      return err;
+  const std::tuple<const char *, const overlap::NumericRange &, unsigned>
+      counts[] = {
+          {"linksPerChip", ranges::kLinksPerChip, hw.linksPerChip},
+          {"dmaSlots", ranges::kDmaSlots, hw.dmaSlots},
+          {"torusRank", ranges::kTorusRank, hw.torusRank},
+          {"wrapAroundUnit", ranges::kWrapAroundUnit, hw.wrapAroundUnit}};
+  for (auto [field, range, value] : counts)
+    if (llvm::Error err = checkField(field, range, value))
+      return err;
   if (hw.interconnect == InterconnectKind::Torus) {
     if (hw.torusRank == 0)
       return fieldError("torusRank", "must be positive for a torus");
@@ -363,17 +351,19 @@ public:
     return llvm::Error::success();
   }
 
-  llvm::Error readUnsigned(llvm::StringRef key, unsigned &out) {
+  /// A count held in an unsigned: checked against `range` before it is
+  /// narrowed.
+  llvm::Error readCount(llvm::StringRef key, const overlap::NumericRange &range,
+                        unsigned &out) {
     const llvm::json::Value *value = object.get(key);
     if (!value)
       return missing("", key);
-    std::optional<int64_t> integer = value->getAsInteger();
-    if (!integer)
-      return fieldError(key, "must be an integer");
-    if (*integer < 0 || *integer > UINT32_MAX)
-      return fieldError(
-          key, llvm::formatv("must not be negative, got {0}", *integer));
-    out = static_cast<unsigned>(*integer);
+    std::optional<double> number = value->getAsNumber();
+    if (!number)
+      return fieldError(key, "must be a number");
+    if (llvm::Error err = checkField(key, range, *number))
+      return err;
+    out = static_cast<unsigned>(*number);
     return llvm::Error::success();
   }
 
@@ -458,11 +448,13 @@ parseHardware(const llvm::json::Value &root) {
     return std::move(err);
   if (llvm::Error err = reader.readNumber("linkBandwidth", hw.linkBandwidth))
     return std::move(err);
-  if (llvm::Error err = reader.readUnsigned("linksPerChip", hw.linksPerChip))
+  if (llvm::Error err = reader.readCount("linksPerChip", ranges::kLinksPerChip,
+                                         hw.linksPerChip))
     return std::move(err);
   if (llvm::Error err = reader.readNumber("hopLatency", hw.hopLatency))
     return std::move(err);
-  if (llvm::Error err = reader.readUnsigned("dmaSlots", hw.dmaSlots))
+  if (llvm::Error err =
+          reader.readCount("dmaSlots", ranges::kDmaSlots, hw.dmaSlots))
     return std::move(err);
   if (llvm::Error err = reader.readNumber("collectiveLaunchOverhead",
                                           hw.collectiveLaunchOverhead))
@@ -480,12 +472,13 @@ parseHardware(const llvm::json::Value &root) {
   hw.interconnect = *kind;
   // A switch has no torus shape; verifyHardware rejects one that claims it.
   if (hw.interconnect == InterconnectKind::Torus || reader.has("torusRank"))
-    if (llvm::Error err = reader.readUnsigned("torusRank", hw.torusRank))
+    if (llvm::Error err =
+            reader.readCount("torusRank", ranges::kTorusRank, hw.torusRank))
       return std::move(err);
   if (hw.interconnect == InterconnectKind::Torus ||
       reader.has("wrapAroundUnit"))
-    if (llvm::Error err =
-            reader.readUnsigned("wrapAroundUnit", hw.wrapAroundUnit))
+    if (llvm::Error err = reader.readCount(
+            "wrapAroundUnit", ranges::kWrapAroundUnit, hw.wrapAroundUnit))
       return std::move(err);
   // Optional: whole-slice wrap-around (v4, v5p) unless it says otherwise.
   if (const llvm::json::Value *perDimension =

@@ -144,3 +144,12 @@ def test_simulate_refuses_integers_ctypes_would_wrap(mlp_1d_text, kwargs,
                               device_assignment=[3, 2, 1, 0],
                               max_in_flight=2)
     assert report["step_time_s"] > 0
+
+
+def test_simulate_checks_max_in_flight_as_the_tools_do(mlp_1d_text):
+    # Within what ctypes holds but past the range of every max-in-flight:
+    # the C API says what overlap-sim and ovl-schedule say
+    # (test/Tools/numeric-field-ranges.test).
+    with pytest.raises(overlap.Error, match="max-in-flight must be 0 or an "
+                       "integer between 1 and 65536, got 70000"):
+        overlap.simulate(mlp_1d_text, topology="4x1x1", max_in_flight=70000)

@@ -270,19 +270,22 @@ TEST_F(HardwareJSONTest, NegativeBandwidth) {
   llvm::json::Object object = validObject();
   object["hbmBandwidth"] = -1e9;
   EXPECT_NE(loadError(std::move(object))
-                .find("field 'hbmBandwidth' must be positive"),
+                .find("field 'hbmBandwidth' must be between 1e-30 and "
+                      "1e+30, got -1000000000"),
             std::string::npos);
 
   llvm::json::Object peak = validObject();
   (*peak["peakFlops"].getAsObject())["bf16"] = 0;
-  EXPECT_NE(loadError(std::move(peak))
-                .find("field 'peakFlops.bf16' must be positive"),
-            std::string::npos);
+  EXPECT_NE(
+      loadError(std::move(peak)).find("field 'peakFlops.bf16' must be between"),
+      std::string::npos);
 
   llvm::json::Object slots = validObject();
   slots["dmaSlots"] = -2;
   EXPECT_NE(
-      loadError(std::move(slots)).find("field 'dmaSlots' must not be negative"),
+      loadError(std::move(slots))
+          .find("field 'dmaSlots' must be an integer between 1 and 65536, "
+                "got -2"),
       std::string::npos);
 }
 
@@ -292,8 +295,8 @@ TEST_F(HardwareJSONTest, ExtremeFiguresAreRefused) {
   llvm::json::Object tiny = validObject();
   tiny["linkBandwidth"] = 1e-300;
   EXPECT_NE(loadError(std::move(tiny))
-                .find("field 'linkBandwidth' must be positive, between 1e-30 "
-                      "and 1e+30, got 1e-300"),
+                .find("field 'linkBandwidth' must be between 1e-30 and "
+                      "1e+30, got 1e-300"),
             std::string::npos);
 
   llvm::json::Object huge = validObject();
@@ -342,6 +345,52 @@ TEST_F(HardwareJSONTest, TorusNeedsLinksForEveryDimension) {
   EXPECT_NE(loadError(std::move(object))
                 .find("field 'linksPerChip' must be at least 2 * torusRank"),
             std::string::npos);
+}
+
+TEST_F(HardwareJSONTest, CountsAreCheckedBeforeTheirTypeHoldsThem) {
+  // torusRank 2^31 once passed: 2 * torusRank wrapped to 0 in the unsigned
+  // comparison with linksPerChip, and the topology then sized a vector of
+  // 2^31 extents.
+  llvm::json::Object rank = validObject();
+  rank["torusRank"] = int64_t(1) << 31;
+  EXPECT_NE(loadError(std::move(rank))
+                .find("field 'torusRank' must be an integer between 0 and 20, "
+                      "got 2147483648"),
+            std::string::npos);
+  // 2^32 is past what an unsigned holds: refused, not truncated to 0.
+  llvm::json::Object links = validObject();
+  links["linksPerChip"] = int64_t(1) << 32;
+  EXPECT_NE(loadError(std::move(links))
+                .find("field 'linksPerChip' must be an integer between 1 and "
+                      "65536, got 4294967296"),
+            std::string::npos);
+  llvm::json::Object unit = validObject();
+  unit["wrapAroundUnit"] = 2.5;
+  EXPECT_NE(loadError(std::move(unit))
+                .find("field 'wrapAroundUnit' must be an integer between 0 and "
+                      "1048576, got 2.5"),
+            std::string::npos);
+}
+
+TEST_F(HardwareJSONTest, EveryCountAtItsBoundsLoads) {
+  llvm::json::Object most = validObject();
+  most["torusRank"] = ranges::kTorusRank.max;
+  most["linksPerChip"] = ranges::kLinksPerChip.max;
+  most["dmaSlots"] = ranges::kDmaSlots.max;
+  most["wrapAroundUnit"] = ranges::kWrapAroundUnit.max;
+  llvm::Expected<HardwareDescription> hw = load(std::move(most));
+  ASSERT_TRUE(bool(hw)) << llvm::toString(hw.takeError());
+  EXPECT_EQ(hw->torusRank, 20u);
+  EXPECT_EQ(hw->dmaSlots, kMaxTransfersInFlight);
+
+  llvm::json::Object least = validObject();
+  least["torusRank"] = 1;
+  least["linksPerChip"] = 2;
+  least["dmaSlots"] = 1;
+  least["wrapAroundUnit"] = 0;
+  llvm::Expected<HardwareDescription> small = load(std::move(least));
+  ASSERT_TRUE(bool(small)) << llvm::toString(small.takeError());
+  EXPECT_EQ(small->dmaSlots, 1u);
 }
 
 TEST_F(HardwareJSONTest, UnreadableOrMalformedFile) {

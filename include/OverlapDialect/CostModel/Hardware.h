@@ -12,6 +12,8 @@
 #ifndef OVERLAPDIALECT_COSTMODEL_HARDWARE_H
 #define OVERLAPDIALECT_COSTMODEL_HARDWARE_H
 
+#include "OverlapDialect/Support/NumericRange.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -54,6 +56,30 @@ std::optional<InterconnectKind> symbolizeInterconnectKind(llvm::StringRef name);
 /// engines, and small enough for the scheduler's and the simulator's
 /// signed counts (2^31 slots once deadlocked the simulator at t = 0).
 constexpr unsigned kMaxTransfersInFlight = 1u << 16;
+
+/// The range of each number of a hardware description and of the options
+/// that stand in for one; the JSON reader, verifyHardware, the passes,
+/// overlap-sim and the C API check with these (overlap::checkNumber).
+namespace ranges {
+/// Rates, bandwidths and times: within it every time the cost model derives
+/// from them stays finite.
+inline constexpr overlap::NumericRange kFigure{false, 1e-30, 1e30};
+/// hbmCapacity, hopLatency, collectiveLaunchOverhead and memory-budget,
+/// where 0 means unknown, none or the default.
+inline constexpr overlap::NumericRange kOptionalFigure{false, 1e-30, 1e30,
+                                                       true};
+inline constexpr overlap::NumericRange kDmaSlots{true, 1,
+                                                 kMaxTransfersInFlight};
+/// max-in-flight, where 0 takes the hardware's dmaSlots.
+inline constexpr overlap::NumericRange kMaxInFlight{
+    true, 1, kMaxTransfersInFlight, true};
+inline constexpr overlap::NumericRange kLinksPerChip{true, 1, 1 << 16};
+/// A machine has at most 2^20 chips, so at most 20 torus dimensions longer
+/// than 1; 0 is a switch's.
+inline constexpr overlap::NumericRange kTorusRank{true, 0, 20};
+/// 0 means every dimension always wraps; no extent exceeds 2^20.
+inline constexpr overlap::NumericRange kWrapAroundUnit{true, 0, 1 << 20};
+} // namespace ranges
 
 /// One chip and its interconnect. Rates in units per second, times in
 /// seconds, bandwidths in bytes per second.

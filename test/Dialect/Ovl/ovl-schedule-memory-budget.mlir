@@ -34,7 +34,7 @@
 
 // WARN: warning: ovl-schedule: 5120 bytes of transfer buffers in flight here, more than the memory budget of 1000: the dependencies allow no order within it
 
-// BAD: ovl-schedule: memory-budget must be a finite number of bytes >= 0, not -1
+// BAD: ovl-schedule: memory-budget must be 0 or between 1e-30 and 1e+30, got -1
 
 shard.grid @ring(shape = 4)
 func.func @two_layers(%x: tensor<4x32xf32>, %m: tensor<32x32xf32>, %w1: tensor<8x32xf32>, %w2: tensor<8x32xf32>) -> tensor<4x32xf32> {

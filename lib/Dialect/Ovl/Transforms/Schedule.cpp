@@ -27,7 +27,6 @@
 #include "llvm/Support/Debug.h"
 
 #include <algorithm>
-#include <cmath>
 
 #define DEBUG_TYPE "ovl-schedule"
 
@@ -206,16 +205,16 @@ struct OvlSchedulePass
     ScheduleOptions options;
     options.algorithm = algorithm;
     options.maxInFlight = maxInFlight;
-    if (maxInFlight > kMaxTransfersInFlight) {
-      getOperation()->emitError("ovl-schedule: max-in-flight must be at most ")
-          << kMaxTransfersInFlight << ", not " << unsigned(maxInFlight);
-      return signalPassFailure();
-    }
-    if (!(memoryBudget >= 0 && std::isfinite(memoryBudget))) {
-      getOperation()->emitError("ovl-schedule: memory-budget must be a "
-                                "finite number of bytes >= 0, not ")
-          << memoryBudget;
-      return signalPassFailure();
+    for (auto [name, range, value] :
+         {std::tuple("max-in-flight", ranges::kMaxInFlight,
+                     double(maxInFlight)),
+          std::tuple("memory-budget", ranges::kOptionalFigure,
+                     double(memoryBudget))}) {
+      std::string error = overlap::checkNumber(name, range, value);
+      if (!error.empty()) {
+        getOperation()->emitError("ovl-schedule: ") << error;
+        return signalPassFailure();
+      }
     }
     options.memoryBudget = memoryBudget;
     options.schedules = &schedules;
