@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Support/CommandLine.h"
 #include "OverlapDialect/Support/PassOptionCheck.h"
@@ -24,6 +25,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 // MLIR's parseCLIOptions declares these and parses (exiting with 1 on a bad
@@ -46,6 +48,38 @@ static llvm::cl::opt<double> progressEvery(
     "progress-every", llvm::cl::init(1),
     llvm::cl::desc("Least seconds between two progress lines (default 1)"),
     llvm::cl::value_desc("seconds"));
+
+/// MLIR's driver verifies what it parses, and MLIR 22's shard verifiers
+/// divide by the sizes of a grid's axes: the program is read unverified and
+/// ovl-verify-input (which refuses an axis of size 0, then verifies) runs
+/// ahead of the user's pipeline.
+static int runVerifyingInputFirst(mlir::MlirOptMainConfig config,
+                                  mlir::DialectRegistry &registry) {
+  mlir::MlirOptMainConfig user = config;
+  config.verifyOnParsing(false).setPassPipelineSetupFn(
+      [user](mlir::PassManager &pm) {
+        pm.addPass(mlir::ovl::createOvlVerifyInputPass());
+        return user.setupPassPipeline(pm);
+      });
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFile, &error);
+  if (!input) {
+    llvm::errs() << "overlap-opt: " << error << "\n";
+    return overlap::ExitUsage;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFile, &error);
+  if (!output) {
+    llvm::errs() << "overlap-opt: " << error << "\n";
+    return overlap::ExitUsage;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return overlap::ExitNegative;
+  output->keep();
+  return overlap::ExitSuccess;
+}
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -93,6 +127,13 @@ int main(int argc, char **argv) {
     if (failed(config.dumpPassPipeline(false).setupPassPipeline(pm)))
       return overlap::ExitUsage;
   }
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+  // What only prints, or replays a reproducer's own pipeline, and what the
+  // user asked to read unverified is left to MLIR's driver as it is.
+  if (config.shouldShowDialects() || config.shouldListPasses() ||
+      config.shouldRunReproducer() || !config.shouldVerifyOnParsing())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFile, outputFile, registry));
+  return runVerifyingInputFirst(config, registry);
 }

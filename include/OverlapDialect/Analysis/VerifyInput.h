@@ -3,9 +3,9 @@
 // MLIR 22's verifiers of the shard ops divide by the sizes of their grid's
 // axes: `shard.all_slice` on a `shard.grid` with an axis of size 0 dies of
 // SIGFPE in its verifySymbolUses, while the parser verifies what it read.
-// overlap-sim and overlap-run read programs unverified and verify them
-// here, after refusing such grids themselves (overlap-opt cannot: MLIR's
-// driver verifies what it parses).
+// overlap's tools read programs unverified and verify them here, after
+// refusing such grids themselves (overlap-opt through the ovl-verify-input
+// pass it runs first).
 //
 //===----------------------------------------------------------------------===//
 

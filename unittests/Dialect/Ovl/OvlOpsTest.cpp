@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -93,6 +94,32 @@ TEST_F(OvlOpsTest, DoneFindsItsStartUnlessCarriedByALoop) {
   EXPECT_EQ(start.getSourceTargetPairs(),
             (SmallVector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 0}}));
   EXPECT_FALSE(dones[1].getStartOp());
+}
+
+TEST_F(OvlOpsTest, VerifierRefusesAGroupOnAnEmptyGridAxis) {
+  // The tools refuse such a grid before any verifier runs (ovl::verifyInput,
+  // test/Tools/grid-axis-of-size-zero.test); the op's own verifier still
+  // guards IR built or read another way: it used to divide by the group.
+  const char *text = R"mlir(
+    shard.grid @empty(shape = 0x4)
+    func.func @f(%x: tensor<8x16xf32>) {
+      %0 = ovl.reduce_scatter %x on @empty axes [1, 0] dim 0
+          : tensor<8x16xf32> -> tensor<128x16xf32>
+      return
+    }
+  )mlir";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      text, ParserConfig(&context, /*verifyAfterParse=*/false));
+  ASSERT_TRUE(module);
+  std::string message;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+    message = diagnostic.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(verify(*module)));
+  EXPECT_EQ(message, "'ovl.reduce_scatter' op grid axis 0 of @empty has "
+                     "size 0; a group needs at "
+                     "least one device");
 }
 
 } // namespace

@@ -233,6 +233,22 @@ def OvlVerifyCollectivesPass
   }];
 }
 
+def OvlVerifyInputPass : Pass<"ovl-verify-input"> {
+  let summary = "Refuse degenerate grids, then verify the program";
+  let description = [{
+    Refuses each `shard.grid` with an axis of size 0 (a located error: every
+    axis of a grid holds a device), then runs the verifier on the operation
+    and everything in it. The IR is left unchanged.
+
+    MLIR 22's verifiers of the shard ops divide by the sizes of their grid's
+    axes (`shard.all_slice` on an axis of size 0 dies of SIGFPE), so a
+    program has to be checked for such grids before they run.
+    `overlap-opt` parses its input without verifying it and runs this pass
+    ahead of the pipeline it is given; `overlap-sim`, `overlap-run` and the
+    C API's parse apply the same check.
+  }];
+}
+
 def OvlSchedulePass : Pass<"ovl-schedule", "::mlir::func::FuncOp"> {
   let summary = "Reorder each block so that asynchronous permutes hide "
                 "behind computation (latency-hiding scheduling)";
