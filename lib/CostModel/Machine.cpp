@@ -184,11 +184,20 @@ MachineModel::getSendTransfers(const CollectiveSend &send) const {
 // Collectives
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// `count` rounds alike.
+struct RoundRun {
+  CollectiveRound round;
+  int64_t count;
+};
+} // namespace
+
 /// The rounds of one ring of `size` members along `axes` moving blocks of
-/// `block` bytes with `algorithm`.
-static std::vector<CollectiveRound> ringRounds(llvm::ArrayRef<int16_t> axes,
-                                               int64_t size, double block,
-                                               RingAlgorithm algorithm) {
+/// `block` bytes with `algorithm`, as runs of equal rounds (at most two):
+/// a ring of 2^20 members is priced without 2^20 copies of one round.
+static llvm::SmallVector<RoundRun, 2> ringRounds(llvm::ArrayRef<int16_t> axes,
+                                                 int64_t size, double block,
+                                                 RingAlgorithm algorithm) {
   auto send = [&](int64_t shift, bool wraps, double bytes) {
     CollectiveSend s;
     s.axes.assign(axes.begin(), axes.end());
@@ -203,29 +212,30 @@ static std::vector<CollectiveRound> ringRounds(llvm::ArrayRef<int16_t> axes,
     round.sends.push_back(send(-1, wraps, bytes));
     return round;
   };
-  std::vector<CollectiveRound> rounds;
+  llvm::SmallVector<RoundRun, 2> runs;
   switch (algorithm) {
   case RingAlgorithm::Unidirectional: {
     CollectiveRound round;
     round.sends.push_back(send(1, true, block));
-    rounds.assign(size - 1, round);
+    runs.push_back({round, size - 1});
     break;
   }
   case RingAlgorithm::BidirectionalHalves:
-    rounds.assign(size - 1, bothWays(true, block / 2));
+    runs.push_back({bothWays(true, block / 2), size - 1});
     break;
   case RingAlgorithm::BidirectionalWhole:
-    rounds.assign((size - 1) / 2, bothWays(true, block));
+    runs.push_back({bothWays(true, block), (size - 1) / 2});
     // With N even the member opposite is reached from both sides at once:
     // each side brings half of its block.
     if (size % 2 == 0)
-      rounds.push_back(bothWays(true, block / 2));
+      runs.push_back({bothWays(true, block / 2), 1});
     break;
   case RingAlgorithm::Line:
-    rounds.assign(size - 1, bothWays(false, block));
+    runs.push_back({bothWays(false, block), size - 1});
     break;
   }
-  return rounds;
+  llvm::erase_if(runs, [](const RoundRun &run) { return run.count == 0; });
+  return runs;
 }
 
 bool MachineModel::closes(llvm::ArrayRef<int16_t> ring) const {
@@ -352,25 +362,32 @@ CollectivePlan MachineModel::makePlan(CollectiveKind kind, double bytes,
         int64_t size = assignment.groupSize(ring);
         double block = scatter ? data / static_cast<double>(size) : data;
         RingAlgorithm chosen = RingAlgorithm::Unidirectional;
-        std::vector<CollectiveRound> chosenRounds;
+        llvm::SmallVector<RoundRun, 2> chosenRuns;
         double chosenTime = 0;
         for (RingAlgorithm algorithm : algorithmsFor(ring)) {
-          std::vector<CollectiveRound> rounds =
+          llvm::SmallVector<RoundRun, 2> runs =
               ringRounds(ring, size, block, algorithm);
+          // Round by round, as the rounds are played: the same sum.
           double time = 0;
-          for (CollectiveRound &round : rounds)
-            time += round.seconds = roundTime(round);
-          if (chosenRounds.empty() || time < chosenTime) {
+          for (RoundRun &run : runs) {
+            run.round.seconds = roundTime(run.round);
+            for (int64_t i = 0; i < run.count; ++i)
+              time += run.round.seconds;
+          }
+          if (chosenRuns.empty() || time < chosenTime) {
             chosen = algorithm;
-            chosenRounds = std::move(rounds);
+            chosenRuns = std::move(runs);
             chosenTime = time;
           }
         }
-        option.phases.push_back(
-            CollectivePhase{static_cast<unsigned>(part), ring, size, block,
-                            chosen, static_cast<int64_t>(chosenRounds.size()),
-                            chosenRounds.front().sends.front().bytes});
-        llvm::append_range(mine, chosenRounds);
+        int64_t ringRoundCount = 0;
+        for (const RoundRun &run : chosenRuns) {
+          ringRoundCount += run.count;
+          mine.insert(mine.end(), run.count, run.round);
+        }
+        option.phases.push_back(CollectivePhase{
+            static_cast<unsigned>(part), ring, size, block, chosen,
+            ringRoundCount, chosenRuns.front().round.sends.front().bytes});
         data = scatter ? block : data * static_cast<double>(size);
       }
     }
@@ -379,6 +396,14 @@ CollectivePlan MachineModel::makePlan(CollectiveKind kind, double bytes,
     for (const std::vector<CollectiveRound> &rounds : partRounds)
       numRounds = std::max(numRounds, rounds.size());
     option.seconds = hardware.collectiveLaunchOverhead;
+    // One part: its rounds are the plan's, each already priced.
+    if (partRounds.size() == 1) {
+      option.rounds = std::move(partRounds.front());
+      for (const CollectiveRound &round : option.rounds)
+        option.seconds += round.seconds;
+      numRounds = 0;
+    }
+    option.rounds.reserve(std::max(option.rounds.size(), numRounds));
     for (size_t r = 0; r < numRounds; ++r) {
       CollectiveRound merged;
       for (const std::vector<CollectiveRound> &rounds : partRounds)
