@@ -541,9 +541,13 @@ public:
       unsigned i = result.getResultNumber();
       if (auto forOp = dyn_cast<scf::ForOp>(owner)) {
         auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-        if (carried && carried.getOwner() == owner)
-          return matches(yield.getOperand(i),
-                         yield.getOperand(carried.getResultNumber()), pick);
+        // A loop that runs no iteration returns its init values.
+        if (carried && carried.getOwner() == owner) {
+          unsigned j = carried.getResultNumber();
+          return matches(forOp.getInitArgs()[i], forOp.getInitArgs()[j],
+                         pick) &&
+                 matches(yield.getOperand(i), yield.getOperand(j), pick);
+        }
         return isDefinedOutside(buffer, owner) &&
                matches(forOp.getInitArgs()[i], buffer, pick) &&
                matches(yield.getOperand(i), buffer, pick);

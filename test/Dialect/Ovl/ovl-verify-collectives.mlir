@@ -257,6 +257,33 @@ func.func @keep_not_carried(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The keep is carried beside the token and the pair each iteration yields
+// is right, but the pair the loop starts with is not: the first iteration
+// keeps %b while %a is sent, and so does the done after a loop of no
+// iteration (%n = 0), which returns that pair. Both are refused, the done
+// after the loop also on its own (its path through the loop's results
+// checks the init values).
+shard.grid @ring(shape = 4)
+
+func.func @keep_wrong_before_zero_trips(%a: tensor<4xf32>, %b: tensor<4xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = bufferization.alloc_tensor() : tensor<4xf32>
+  %p0, %t0 = ovl.collective_permute_start %a into %buf on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+  %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p0, %t = %t0, %k = %b) -> (tensor<4xf32>, !ovl.token, tensor<4xf32>) {
+    // expected-error @below {{keep operand is not, on every path}}
+    %e = ovl.collective_permute_done %t keep(%k) into %p : tensor<4xf32>
+    %nb = bufferization.alloc_tensor() : tensor<4xf32>
+    %p1, %t1 = ovl.collective_permute_start %e into %nb on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
+    scf.yield %p1, %t1, %e : tensor<4xf32>, !ovl.token, tensor<4xf32>
+  }
+  // expected-error @below {{keep operand is not, on every path}}
+  %f = ovl.collective_permute_done %r#1 keep(%r#2) into %r#0 : tensor<4xf32>
+  return %f : tensor<4xf32>
+}
+
+// -----
+
 shard.grid @ring(shape = 4)
 
 func.func @pending_not_carried(%a: tensor<4xf32>, %q: tensor<4xf32>) -> tensor<4xf32> {
@@ -272,6 +299,7 @@ func.func @pending_not_carried(%a: tensor<4xf32>, %q: tensor<4xf32>) -> tensor<4
     %p1, %t1 = ovl.collective_permute_start %d into %b on @ring axes [0] pairs [0 -> 1, 1 -> 2, 2 -> 3, 3 -> 0] : tensor<4xf32>
     scf.yield %p1, %t1, %d : tensor<4xf32>, !ovl.token, tensor<4xf32>
   }
+  // expected-error @below {{pending operand is not, on every path}}
   %f = ovl.collective_permute_done %r#1 keep(%r#2) into %r#0 : tensor<4xf32>
   return %f : tensor<4xf32>
 }
