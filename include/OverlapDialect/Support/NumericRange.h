@@ -1,4 +1,5 @@
-//===- NumericRange.h - The range of a number users give ---------*- C++ -*-===//
+//===- NumericRange.h - The range of a number users give ---------*- C++
+//-*-===//
 //
 // Every number a user gives overlap (a field of a hardware description, a
 // pass option, a tool's flag, an argument of the C API) is checked against
