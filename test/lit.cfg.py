@@ -116,3 +116,14 @@ if config.overlap_sanitize:
 # (Runtime/emulated-hosts.test); scripts/setup.sh installs qemu-user.
 if shutil.which("qemu-x86_64"):
     config.available_features.add("qemu-x86_64")
+
+# A kernel that lets a process hold fewer than 2^17 memory mappings
+# (Debian's default vm.max_map_count is 65530): 65536 device threads, a
+# stack and a guard page each, cannot all start
+# (Runtime/device-threads-mappings.test).
+try:
+    with open("/proc/sys/vm/max_map_count") as max_map_count:
+        if int(max_map_count.read()) < 1 << 17:
+            config.available_features.add("max-map-count-below-2to17")
+except (OSError, ValueError):
+    pass

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -361,9 +362,36 @@ ThreadsWorld::ThreadsWorld(WorldOptions options) : options(options) {
     fatal("link bandwidth and latency must be finite and not negative");
 }
 
+/// How many memory mappings the kernel lets this process hold
+/// (vm.max_map_count) and how many it holds now; {0, 0} when unknown.
+static std::pair<uint64_t, uint64_t> getMappingBudget() {
+  std::ifstream maxFile("/proc/sys/vm/max_map_count");
+  uint64_t most = 0;
+  if (!(maxFile >> most))
+    return {0, 0};
+  std::ifstream maps("/proc/self/maps");
+  uint64_t held = 0;
+  for (std::string line; std::getline(maps, line);)
+    ++held;
+  return {most, held};
+}
+
 /// Why this process cannot hold `count` threads of `stackBytes` of stack
-/// each, from its limits (address space, processes), or empty.
+/// each, from its limits (address space, processes, memory mappings), or
+/// empty.
 static std::string checkThreadLimits(int64_t count, size_t stackBytes) {
+  // A thread's stack and its guard page are two mappings: past the
+  // kernel's count, thread creation (or a sanitizer's own allocation for
+  // the thread) fails midway through starting the devices.
+  auto [mostMappings, heldMappings] = getMappingBudget();
+  if (mostMappings > 0 &&
+      heldMappings + 2 * static_cast<uint64_t>(count) > mostMappings)
+    return std::to_string(count) + " device threads need " +
+           std::to_string(2 * count) +
+           " memory mappings (a stack and its guard page each) beside the " +
+           std::to_string(heldMappings) +
+           " the process holds, more than the kernel's vm.max_map_count of " +
+           std::to_string(mostMappings);
   rlimit limit;
   if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
       static_cast<double>(count) * static_cast<double>(stackBytes) >
