@@ -19,6 +19,7 @@
 
 #include "OverlapDialect/Analysis/MachineModel.h"
 #include "OverlapDialect/Analysis/SimProgramBuilder.h"
+#include "OverlapDialect/Analysis/VerifyInput.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Simulator/Simulator.h"
 
@@ -257,7 +258,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text),
                                  llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    // As the tools read a program: unverified, a grid axis of size 0
+    // refused, then verified.
+    module = ovl::parseInput(sourceMgr, &context);
   }
   if (!module)
     return 0;

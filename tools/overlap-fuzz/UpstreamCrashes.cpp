@@ -52,29 +52,7 @@ static bool mayBeHugeFromElements(StringRef line) {
   return false;
 }
 
-/// Whether some `shape = AxBx...` of the text has an extent 0 (or one
-/// that starts with 0, which the check need not tell apart).
-static bool hasEmptyGridAxis(StringRef text) {
-  for (size_t at = text.find("shape"); at != StringRef::npos;
-       at = text.find("shape", at + 1)) {
-    StringRef rest = text.drop_front(at + strlen("shape")).ltrim();
-    if (!rest.consume_front("="))
-      continue;
-    rest = rest.ltrim();
-    while (!rest.empty() && (isDigit(rest.front()) || rest.front() == '?')) {
-      if (rest.front() == '0')
-        return true;
-      rest = rest.drop_while([](char c) { return isDigit(c) || c == '?'; });
-      if (!rest.consume_front("x"))
-        break;
-    }
-  }
-  return false;
-}
-
 bool overlap::fuzz::hitsUpstreamCrash(StringRef text) {
-  if (text.contains("shard.all_slice") && hasEmptyGridAxis(text))
-    return true;
   for (size_t at = text.find("linalg.transpose"); at != StringRef::npos;
        at = text.find("linalg.transpose", at + 1)) {
     StringRef rest = text.drop_front(at);

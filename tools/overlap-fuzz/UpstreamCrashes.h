@@ -13,10 +13,11 @@
 
 namespace overlap::fuzz {
 
-/// Whether `text` holds one of the known upstream crashes: a
+/// Whether `text` holds one of the known upstream parser crashes: a
 /// `linalg.transpose` whose permutation is not a closed list of integers,
-/// a `tensor.from_elements` of 2^32 or more elements, a `shard.all_slice`
-/// on a grid with an empty axis.
+/// a `tensor.from_elements` of 2^32 or more elements. (The third, a
+/// `shard.all_slice` on a grid with an empty axis, is a verifier's: the
+/// harness reads programs as the tools do, and refuses such grids first.)
 bool hitsUpstreamCrash(llvm::StringRef text);
 
 } // namespace overlap::fuzz
