@@ -137,9 +137,12 @@ static Expected<std::vector<int64_t>> parseTraceDevices(StringRef text) {
     if (hi < lo)
       return createStringError("--trace-devices: the range '" + item +
                                "' ends before it starts");
-    if (hi - lo >= int64_t(1) << 20)
-      return createStringError("--trace-devices: the range '" + item +
-                               "' has more devices than a machine");
+    // No machine has more devices: checked before the loop below counts
+    // up to `hi` (INT64_MAX once overflowed it).
+    if (hi >= int64_t(1) << 20)
+      return createStringError("--trace-devices: '" + item +
+                               "' names a device beyond the 2^20 of the "
+                               "largest machine");
     for (int64_t d = lo; d <= hi; ++d)
       devices.push_back(d);
   }
