@@ -30,3 +30,52 @@ overlap::readBoundedFile(StringRef path, uint64_t maxBytes, bool isText) {
     return fail(formatv("more than the {0} bytes read", maxBytes));
   return std::move(*buffer);
 }
+
+Expected<std::unique_ptr<MemoryBuffer>>
+overlap::readProgramFile(StringRef path) {
+  auto fail = [](const Twine &why) {
+    return createStringError(inconvertibleErrorCode(), why);
+  };
+  sys::fs::file_status status;
+  if (path != "-" && !sys::fs::status(path, status) &&
+      status.type() == sys::fs::file_type::regular_file) {
+    Expected<std::unique_ptr<MemoryBuffer>> file =
+        readBoundedFile(path, kMaxProgramBytes);
+    if (!file)
+      return file.takeError();
+    return std::move(*file);
+  }
+  sys::fs::file_t handle = sys::fs::getStdinHandle();
+  if (path != "-") {
+    Expected<sys::fs::file_t> opened = sys::fs::openNativeFileForRead(path);
+    if (!opened)
+      return opened.takeError();
+    handle = *opened;
+  }
+  SmallVector<char, 0> text;
+  Error error = Error::success();
+  for (;;) {
+    size_t size = text.size();
+    text.resize_for_overwrite(size + (1 << 16));
+    Expected<size_t> read = sys::fs::readNativeFile(
+        handle, MutableArrayRef<char>(text).drop_front(size));
+    if (!read) {
+      error = read.takeError();
+      break;
+    }
+    text.truncate(size + *read);
+    if (*read == 0)
+      break;
+    if (text.size() > kMaxProgramBytes) {
+      error = fail(formatv("more than the {0} bytes a program may hold",
+                           kMaxProgramBytes));
+      break;
+    }
+  }
+  if (path != "-")
+    sys::fs::closeFile(handle);
+  if (error)
+    return std::move(error);
+  return MemoryBuffer::getMemBufferCopy(StringRef(text.data(), text.size()),
+                                        path == "-" ? "<stdin>" : path);
+}

@@ -13,6 +13,7 @@
 
 #include "OverlapDialect/Dialect/Ovl/Transforms/Passes.h"
 #include "OverlapDialect/InitAll.h"
+#include "OverlapDialect/Support/BoundedFile.h"
 #include "OverlapDialect/Support/CommandLine.h"
 #include "OverlapDialect/Support/PassOptionCheck.h"
 #include "OverlapDialect/Support/Progress.h"
@@ -24,6 +25,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -61,13 +63,14 @@ static int runVerifyingInputFirst(mlir::MlirOptMainConfig config,
         pm.addPass(mlir::ovl::createOvlVerifyInputPass());
         return user.setupPassPipeline(pm);
       });
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      mlir::openInputFile(inputFile, &error);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> input =
+      overlap::readProgramFile(inputFile);
   if (!input) {
-    llvm::errs() << "overlap-opt: " << error << "\n";
+    llvm::errs() << "overlap-opt: cannot read input file '" << inputFile
+                 << "': " << llvm::toString(input.takeError()) << "\n";
     return overlap::ExitUsage;
   }
+  std::string error;
   std::unique_ptr<llvm::ToolOutputFile> output =
       mlir::openOutputFile(outputFile, &error);
   if (!output) {
@@ -75,7 +78,7 @@ static int runVerifyingInputFirst(mlir::MlirOptMainConfig config,
     return overlap::ExitUsage;
   }
   if (mlir::failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+          mlir::MlirOptMain(output->os(), std::move(*input), registry, config)))
     return overlap::ExitNegative;
   output->keep();
   return overlap::ExitSuccess;
@@ -112,9 +115,10 @@ int main(int argc, char **argv) {
                                       : overlap::ProgressMode::Auto,
                            progressEvery);
 
-  std::string error;
-  if (inputFile != "-" && !mlir::openInputFile(inputFile, &error)) {
-    llvm::errs() << "overlap-opt: " << error << "\n";
+  // Only whether it is there: reading it would consume a pipe.
+  if (inputFile != "-" && !llvm::sys::fs::exists(inputFile)) {
+    llvm::errs() << "overlap-opt: cannot open input file '" << inputFile
+                 << "': No such file or directory\n";
     return overlap::ExitUsage;
   }
   // The pipeline is built before any input is read, so that a misspelt

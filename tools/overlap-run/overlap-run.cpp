@@ -29,6 +29,7 @@
 #include "OverlapDialect/Runner/LaunchMpi.h"
 #include "OverlapDialect/Runner/Program.h"
 #include "OverlapDialect/Runner/Report.h"
+#include "OverlapDialect/Support/BoundedFile.h"
 #include "OverlapDialect/Support/CommandLine.h"
 #include "OverlapDialect/Support/TargetCpu.h"
 
@@ -205,10 +206,10 @@ compileFile(mlir::MLIRContext &context, StringRef path, StringRef entry,
             const CompileCacheOptions &cache, bool warn) {
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  auto file = MemoryBuffer::getFileOrSTDIN(path);
+  Expected<std::unique_ptr<MemoryBuffer>> file = overlap::readProgramFile(path);
   if (!file)
     return makeUsageError("cannot read " + path + ": " +
-                          file.getError().message());
+                          toString(file.takeError()));
   sourceMgr.AddNewSourceBuffer(std::move(*file), SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ovl::parseInput(sourceMgr, &context);

@@ -31,6 +31,7 @@
 #include "OverlapDialect/Analysis/VerifyInput.h"
 #include "OverlapDialect/InitAll.h"
 #include "OverlapDialect/Simulator/Simulator.h"
+#include "OverlapDialect/Support/BoundedFile.h"
 #include "OverlapDialect/Support/CommandLine.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -199,13 +200,14 @@ int main(int argc, char **argv) {
   context.printOpOnDiagnostic(false);
   SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  std::string error;
-  std::unique_ptr<MemoryBuffer> buffer = mlir::openInputFile(inputFile, &error);
+  Expected<std::unique_ptr<MemoryBuffer>> buffer =
+      overlap::readProgramFile(inputFile);
   if (!buffer) {
-    errs() << "overlap-sim: " << error << "\n";
+    errs() << "overlap-sim: cannot read input file '" << inputFile
+           << "': " << toString(buffer.takeError()) << "\n";
     return overlap::ExitUsage;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
   mlir::TimingScope parseTiming = timing.nest("parse");
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::ovl::parseInput(sourceMgr, &context);
