@@ -59,7 +59,10 @@ def interesting_values(scratch):
             "tpu-v4", "tpu-v5e", "h100-nvlink", "64x64x64", "0x4", "2x2x1",
             "1x1", "1048576x2", "all", "0-7", "7-0", "native", "haswell",
             "always", "never", "cost", "auto", "bottom-up", "top-down",
-            "threads", "mpi", "/dev/zero", "/dev/null", "/nonexistent",
+            "threads", "mpi", "/dev/zero", "/dev/null",
+            # Missing, and inside the scratch folder: a flag that writes
+            # (-o) must not create it anywhere else.
+            str(scratch / "missing" / "file"),
             str(never_ends), str(scratch), str(hardware), "-", "--help"]
 
 
@@ -124,9 +127,12 @@ GOOD = ["0", "1", "2", "8", "true", "false", "tpu-v4", "h100-nvlink",
         "2x2x1", "4x1x1", "always", "cost", "never", "auto", "top-down"]
 
 # Values that are valid and take long for a reason: a million steps, or a
-# program read from a FIFO no one writes (waited for, as by cat).
-SLOW = {"--repeat=": {"65536", "65537", "2147483648", "4294967296"},
-        "--reference=": {"fifo"}}
+# FIFO no one reads or writes, waited for as by cat where a program is read
+# or an output written.
+SLOW = {"--repeat=": {"65536", "65537", "2147483648", "4294967296"}}
+SLOW.update({flag: {"fifo"} for flag in
+             ("--reference=", "-o", "--trace=", "--save-outputs=",
+              "--ready-file=", "--cache-dir=")})
 
 
 def command(rng, tool, flags, values, seeds):
@@ -144,7 +150,9 @@ def command(rng, tool, flags, values, seeds):
                 [v for v in values if v not in SLOW.get(flag, ()) and
                  pathlib.Path(v).name not in SLOW.get(flag, ())]))
         else:
-            args += [flag, rng.choice(values)]
+            args += [flag, rng.choice(
+                [v for v in values if pathlib.Path(v).name
+                 not in SLOW.get(flag, ())])]
     if tool.endswith("overlap-run") and not any(
             a.startswith("--repeat") for a in args):
         args.append("-O")
