@@ -295,24 +295,19 @@ llvm::Error mlir::ovl::verifyHardware(const HardwareDescription &hw) {
     if (llvm::Error err = checkField(field, ranges::kFigure, hw.peakFlops[i]))
       return err;
   }
-  const std::pair<const char *, double> optionalFigures[] = {
-      {"hbmCapacity", hw.hbmCapacity},
-      {"hopLatency", hw.hopLatency},
-      {"collectiveLaunchOverhead", hw.collectiveLaunchOverhead}};
-  for (auto [field, value] : optionalFigures)
-    if (llvm::Error err = checkField(field, ranges::kOptionalFigure, value))
-      return err;
-  for (auto [field, value] : {std::pair("hbmBandwidth", hw.hbmBandwidth),
-                              std::pair("linkBandwidth", hw.linkBandwidth)})
-    if (llvm::Error err = checkField(field, ranges::kFigure, value))
-      return err;
-  const std::tuple<const char *, const overlap::NumericRange &, unsigned>
-      counts[] = {
+  const std::tuple<const char *, const overlap::NumericRange &, double>
+      fields[] = {
+          {"hbmCapacity", ranges::kOptionalFigure, hw.hbmCapacity},
+          {"hopLatency", ranges::kOptionalFigure, hw.hopLatency},
+          {"collectiveLaunchOverhead", ranges::kOptionalFigure,
+           hw.collectiveLaunchOverhead},
+          {"hbmBandwidth", ranges::kFigure, hw.hbmBandwidth},
+          {"linkBandwidth", ranges::kFigure, hw.linkBandwidth},
           {"linksPerChip", ranges::kLinksPerChip, hw.linksPerChip},
           {"dmaSlots", ranges::kDmaSlots, hw.dmaSlots},
           {"torusRank", ranges::kTorusRank, hw.torusRank},
           {"wrapAroundUnit", ranges::kWrapAroundUnit, hw.wrapAroundUnit}};
-  for (auto [field, range, value] : counts)
+  for (auto [field, range, value] : fields)
     if (llvm::Error err = checkField(field, range, value))
       return err;
   if (hw.interconnect == InterconnectKind::Torus) {

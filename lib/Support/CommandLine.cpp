@@ -1,6 +1,7 @@
 //===- CommandLine.cpp - The command line of overlap's tools --------------===//
 
 #include "OverlapDialect/Support/CommandLine.h"
+#include "OverlapDialect/Support/NumericRange.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Path.h"
@@ -99,8 +100,12 @@ static bool checkFlagNames(int argc, const char *const *argv) {
   return true;
 }
 
+/// The tool's name, for the errors of checkFlagValue.
+static std::string toolName = "overlap";
+
 void overlap::parseToolCommandLine(int argc, const char *const *argv,
                                    StringRef overview) {
+  toolName = sys::path::filename(argv[0]).str();
   if (!checkFlagNames(argc, argv))
     std::exit(ExitUsage);
   std::string errors;
@@ -110,4 +115,13 @@ void overlap::parseToolCommandLine(int argc, const char *const *argv,
     errs() << errors;
     std::exit(ExitUsage);
   }
+}
+
+void overlap::checkFlagValue(StringRef flag, const NumericRange &range,
+                             double value) {
+  std::string error = checkNumber(flag, range, value);
+  if (error.empty())
+    return;
+  errs() << toolName << ": error: " << error << "\n";
+  std::exit(ExitUsage);
 }

@@ -49,15 +49,15 @@
 // ELEMENT: "rtol_relative_to": "element"
 // ELEMENT: exit status 1
 
-// RTOL-NEG: overlap-run: error: --rtol must be a finite number >= 0, not -5
+// RTOL-NEG: overlap-run: error: --rtol must be between 0 and 1e+30, got -5
 // RTOL-NEG: exit status 2
-// RTOL-NAN: overlap-run: error: --rtol must be a finite number >= 0, not nan
+// RTOL-NAN: overlap-run: error: --rtol must be between 0 and 1e+30, got nan
 // RTOL-NAN: exit status 2
-// ATOL-INF: overlap-run: error: --atol must be a finite number >= 0, not inf
+// ATOL-INF: overlap-run: error: --atol must be between 0 and 1e+30, got inf
 // ATOL-INF: exit status 2
-// REPEAT0: overlap-run: error: --repeat must be at least 1 and at most 1000000, not 0
+// REPEAT0: overlap-run: error: --repeat must be an integer between 1 and 1000000, got 0
 // REPEAT0: exit status 2
-// REPEATNEG: overlap-run: error: --repeat must be at least 1 and at most 1000000, not -1
+// REPEATNEG: overlap-run: error: --repeat must be an integer between 1 and 1000000, got -1
 // REPEATNEG: exit status 2
 
 shard.grid @one(shape = 1)

@@ -19,7 +19,7 @@
 // JSON-NEXT: "step": 2
 // SAME-NOT: NOT THE SAME
 // SAME: reference {{.*}}identity.mlir: equal
-// LIMIT: overlap-run: error: --repeat must be at least 1 and at most 1000000, not 1000001
+// LIMIT: overlap-run: error: --repeat must be an integer between 1 and 1000000, got 1000001
 
 //--- first-step-wrong.mlir
 shard.grid @g(shape = 1)

@@ -105,11 +105,8 @@ int main(int argc, char **argv) {
                     "each other\n";
     return overlap::ExitUsage;
   }
-  if (!(progressEvery >= 0 && progressEvery <= 3600)) {
-    llvm::errs() << "overlap-opt: error: --progress-every must be at least 0 "
-                    "and at most 3600 seconds\n";
-    return overlap::ExitUsage;
-  }
+  overlap::checkFlagValue("--progress-every",
+                          overlap::ranges::kProgressInterval, progressEvery);
   overlap::setProgressMode(quiet      ? overlap::ProgressMode::Never
                            : progress ? overlap::ProgressMode::Always
                                       : overlap::ProgressMode::Auto,

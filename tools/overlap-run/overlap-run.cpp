@@ -402,15 +402,14 @@ int main(int argc, char **argv) {
           kExitStatusHelp);
   if (transport != "threads" && transport != "mpi")
     fatal("unknown transport '" + transport + "'; expected threads or mpi");
-  if (!(relTolerance >= 0 && std::isfinite(relTolerance)))
-    fatal("--rtol must be a finite number >= 0, not " +
-          Twine(llvm::formatv("{0}", format("%g", double(relTolerance)))));
-  if (!(absTolerance >= 0 && std::isfinite(absTolerance)))
-    fatal("--atol must be a finite number >= 0, not " +
-          Twine(llvm::formatv("{0}", format("%g", double(absTolerance)))));
-  if (repeat < 1 || repeat > kMaxSteps)
-    fatal(formatv("--repeat must be at least 1 and at most {0}, not {1}",
-                  kMaxSteps, int64_t(repeat)));
+  checkFlagValue("--rtol", ranges::kTolerance, relTolerance);
+  checkFlagValue("--atol", ranges::kTolerance, absTolerance);
+  checkFlagValue("--repeat", ranges::kSteps, double(repeat));
+  checkFlagValue("--timeout", ranges::kTimeoutSeconds, timeout);
+  checkFlagValue("--lost-after", ranges::kLostAfterSeconds, lostAfter);
+  checkFlagValue("--link-bandwidth", ranges::kLinkBandwidthGBps,
+                 linkBandwidth);
+  checkFlagValue("--link-latency", ranges::kLinkLatencyUs, linkLatency);
   if (Expected<TargetCpu> cpu = lookupRunnableTargetCpu(targetCpu); !cpu)
     fatal("--target-cpu: " + toString(cpu.takeError()));
   Expected<CompileCacheOptions> cache = compileCacheOptionsFromEnvironment();
@@ -430,11 +429,6 @@ int main(int argc, char **argv) {
               "it\n";
   std::unique_ptr<MpiSession> mpi;
   if (transport == "mpi") {
-    // Checked before the ranks wait for each other with this timeout.
-    if (!(timeout > 0 && timeout <= 1e6))
-      fatal("the timeout must be more than 0 and at most 1e6 seconds");
-    if (!(lostAfter >= 0 && lostAfter <= 1e6))
-      fatal("--lost-after must be at least 0 and at most 1e6 seconds");
     if (linkBandwidth > 0 || linkLatency > 0)
       fatal("link emulation (--link-bandwidth, --link-latency) needs "
             "--transport threads");

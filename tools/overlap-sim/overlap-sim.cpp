@@ -169,11 +169,8 @@ int main(int argc, char **argv) {
               "--trace\n";
     return overlap::ExitUsage;
   }
-  if (traceMaxEvents < 0) {
-    errs() << "overlap-sim: --trace-max-events: " << traceMaxEvents
-           << " is negative (0: no bound)\n";
-    return overlap::ExitUsage;
-  }
+  overlap::checkFlagValue("--trace-max-events", mlir::ovl::ranges::kTraceSpans,
+                          double(traceMaxEvents));
   std::optional<std::vector<int64_t>> tracedDevices;
   if (traceDevices.getNumOccurrences()) {
     Expected<std::vector<int64_t>> devices = parseTraceDevices(traceDevices);

@@ -60,6 +60,11 @@ FailureOr<MachineChoice> resolveMachine(ModuleOp module,
 constexpr int64_t kDefaultTraceDevices = 8;
 constexpr int64_t kDefaultTraceMaxSpans = 200000;
 
+namespace ranges {
+/// overlap-sim --trace-max-events, where 0 means no bound.
+inline constexpr overlap::NumericRange kTraceSpans{true, 1, 1e12, true};
+} // namespace ranges
+
 struct SimulateOptions {
   /// The ring algorithm of blocking collectives.
   RingDirection collectiveDirection = RingDirection::Bidirectional;

@@ -9,6 +9,7 @@
 #define OVERLAPDIALECT_RUNNER_LAUNCH_H
 
 #include "OverlapDialect/Runner/Program.h"
+#include "OverlapDialect/Support/NumericRange.h"
 
 #include "ovlrt/Runtime.h"
 
@@ -26,6 +27,21 @@ struct LaunchOptions {
 /// The most steps a run takes (overlap-run --repeat): a million steps keep
 /// 8 MB of step times per device.
 constexpr int64_t kMaxSteps = 1000000;
+
+/// The ranges of overlap-run's numeric flags (NumericRange.h).
+namespace ranges {
+inline constexpr NumericRange kSteps{true, 1, kMaxSteps};
+/// Deadlines are clock ticks: a longer timeout would overflow them.
+inline constexpr NumericRange kTimeoutSeconds{false, 1e-3, 1e6};
+/// --lost-after, where 0 leaves lost ranks to the timeout.
+inline constexpr NumericRange kLostAfterSeconds{false, 1e-3, 1e6, true};
+/// --rtol and --atol.
+inline constexpr NumericRange kTolerance{false, 0, 1e30};
+/// --link-bandwidth in GB/s, where 0 emulates no link.
+inline constexpr NumericRange kLinkBandwidthGBps{false, 1e-30, 1e30, true};
+/// --link-latency in microseconds.
+inline constexpr NumericRange kLinkLatencyUs{false, 0, 1e9};
+} // namespace ranges
 
 /// A step whose outputs differ from the first step's on a device.
 struct ChangedStep {

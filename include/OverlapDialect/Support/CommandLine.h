@@ -12,6 +12,8 @@
 
 namespace overlap {
 
+struct NumericRange;
+
 /// The exit statuses of every overlap tool (docs/README.md, "Exit status").
 enum ExitStatus : int {
   /// The tool did what it was asked.
@@ -34,6 +36,12 @@ extern const char *const kExitStatusHelp;
 /// On any error it prints it and exits with ExitUsage.
 void parseToolCommandLine(int argc, const char *const *argv,
                           llvm::StringRef overview);
+
+/// Checks the value of a numeric flag against its range (NumericRange.h),
+/// after parseToolCommandLine: out of it, prints "<tool>: error: <flag>
+/// must be <range>, got <value>" and exits with ExitUsage.
+void checkFlagValue(llvm::StringRef flag, const NumericRange &range,
+                    double value);
 
 } // namespace overlap
 

@@ -10,6 +10,8 @@
 #ifndef OVERLAPDIALECT_SUPPORT_PROGRESS_H
 #define OVERLAPDIALECT_SUPPORT_PROGRESS_H
 
+#include "OverlapDialect/Support/NumericRange.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <chrono>
@@ -27,6 +29,11 @@ enum class ProgressMode {
   /// Never (the tools' --quiet).
   Never,
 };
+
+namespace ranges {
+/// overlap-opt --progress-every, in seconds.
+inline constexpr NumericRange kProgressInterval{false, 0, 3600};
+} // namespace ranges
 
 /// Sets the mode for the whole process, and the least seconds between two
 /// lines of one piece of work (0 in tests: a line per step).

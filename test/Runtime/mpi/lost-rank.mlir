@@ -30,7 +30,7 @@
 // NO-READY-NOT: overlap-run: error
 // NO-READY: exit status 2
 
-// BAD: overlap-run: error: --lost-after must be at least 0 and at most 1e6 seconds
+// BAD: overlap-run: error: --lost-after must be 0 or between 0.001 and 1000000, got {{-1|nan}}
 
 shard.grid @ring(shape = 4)
 func.func @main(%x: tensor<2xf32>) -> tensor<8xf32> {
