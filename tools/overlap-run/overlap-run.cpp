@@ -40,7 +40,6 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -48,7 +47,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <cmath>
 
 using namespace llvm;
 using namespace overlap;
@@ -407,8 +405,7 @@ int main(int argc, char **argv) {
   checkFlagValue("--repeat", ranges::kSteps, double(repeat));
   checkFlagValue("--timeout", ranges::kTimeoutSeconds, timeout);
   checkFlagValue("--lost-after", ranges::kLostAfterSeconds, lostAfter);
-  checkFlagValue("--link-bandwidth", ranges::kLinkBandwidthGBps,
-                 linkBandwidth);
+  checkFlagValue("--link-bandwidth", ranges::kLinkBandwidthGBps, linkBandwidth);
   checkFlagValue("--link-latency", ranges::kLinkLatencyUs, linkLatency);
   if (Expected<TargetCpu> cpu = lookupRunnableTargetCpu(targetCpu); !cpu)
     fatal("--target-cpu: " + toString(cpu.takeError()));
