@@ -68,6 +68,60 @@ BlockSimulation::build(const ScheduleGraph &graph, unsigned maxInFlight) {
   return sim;
 }
 
+void BlockSimulation::playAlone() const {
+  alone.assign(program.steps.size(), 0);
+  SimOptions options;
+  options.maxInFlight = maxInFlight;
+  for (auto [node, step] : llvm::enumerate(program.steps)) {
+    if (step.kind != SimStep::Kind::PermuteDone &&
+        step.kind != SimStep::Kind::CollectiveDone)
+      continue;
+    SimProgram pair;
+    pair.gridShape = program.gridShape;
+    pair.labels = program.labels;
+    pair.pairLists = program.pairLists;
+    pair.steps.push_back(program.steps[step.start]);
+    pair.steps.push_back(step);
+    pair.steps.back().start = 0;
+    // Refused alone (it would be with the block too): 0 bounds it.
+    llvm::Expected<SimReport> report = simulate(pair, *machine, options);
+    if (!report) {
+      llvm::consumeError(report.takeError());
+      continue;
+    }
+    alone[node] = report->earliestFinish;
+  }
+}
+
+double BlockSimulation::lowerBound(llvm::ArrayRef<unsigned> order) const {
+  if (alone.empty())
+    playAlone();
+  // The earliest time any device can be at each op: as the simulator, the
+  // same sums in the same order, so that rounding keeps it below.
+  llvm::SmallVector<double> startedAt(program.steps.size(), 0);
+  double clock = 0;
+  for (unsigned node : order) {
+    const SimStep &step = program.steps[node];
+    switch (step.kind) {
+    case SimStep::Kind::Compute:
+      if (step.seconds > 0)
+        clock = clock + step.seconds;
+      break;
+    case SimStep::Kind::PermuteStart:
+    case SimStep::Kind::CollectiveStart:
+      startedAt[node] = clock;
+      break;
+    case SimStep::Kind::PermuteDone:
+    case SimStep::Kind::CollectiveDone:
+      clock = std::max(clock, startedAt[step.start] + alone[node]);
+      break;
+    default:
+      break;
+    }
+  }
+  return clock;
+}
+
 int64_t BlockSimulation::size() const {
   llvm::ArrayRef<int64_t> shape = machine->assignment.getGridShape();
   int64_t steps = 0;

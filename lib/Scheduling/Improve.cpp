@@ -2,6 +2,7 @@
 
 #include "OverlapDialect/Scheduling/Improve.h"
 
+#include "OverlapDialect/Scheduling/BlockSimulation.h"
 #include "OverlapDialect/Scheduling/Replay.h"
 #include "OverlapDialect/Scheduling/ScheduleGraph.h"
 
@@ -25,6 +26,8 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                unsigned replays) {
   unsigned n = order.size();
   unsigned judged = 0;
+  // Trials the simulator played, and those its lower bound settled.
+  unsigned played = 0, bounded = 0;
   llvm::SmallVector<unsigned> trial, earlier, moved, stayed;
   // Into `out`, `order` with the op at `from` moved to position `at`, what
   // it passes and depends on (or that depends on it), `along`, moved along.
@@ -108,11 +111,27 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
         ++judged;
         if (isRepeat(at))
           continue;
-        BlockOutcome judgement = judge(graph, trial, budget, simulation);
+        // What the replay refuses is refused however fast it plays.
+        BlockOutcome judgement = replay(graph, trial, budget);
         if ((judgement.overBudgetAt && !outcome.overBudgetAt) ||
             (judgement.overMemoryAt && !outcome.overMemoryAt) ||
             graph.heldBytesPeak(trial) > heldLimit)
           continue;
+        if (simulation) {
+          // A trial that could not be taken whether the simulator plays it
+          // (its time is at least the bound) or refuses it (the replay's
+          // time stands) is not played.
+          double needed =
+              std::min(best.makespan, outcome.makespan * (1 - kImproveGain));
+          if (judgement.makespan >= needed &&
+              simulation->lowerBound(trial) * (1 - kSameTime) >= needed) {
+            ++bounded;
+            continue;
+          }
+          ++played;
+          if (std::optional<double> simulated = simulation->stepTime(trial))
+            judgement.makespan = *simulated;
+        }
         if (judgement.makespan < best.makespan &&
             judgement.makespan < outcome.makespan * (1 - kImproveGain)) {
           best = judgement;
@@ -131,6 +150,9 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       changed = true;
     }
   }
+  LLVM_DEBUG(if (simulation) llvm::dbgs()
+             << "[ovl-schedule] improve: " << played << " moves played, "
+             << bounded << " settled by the lower bound\n");
   LLVM_DEBUG(if (cannotGain()) llvm::dbgs()
              << "[ovl-schedule] improve: within the gain of the block's "
                 "compute, "

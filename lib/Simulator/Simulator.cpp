@@ -1587,6 +1587,9 @@ SimReport Simulation::makeReport() const {
   const Device &dev = devices[critical];
   report.criticalDevice = logicalOf(critical);
   report.stepTime = dev.finish;
+  report.earliestFinish = dev.finish;
+  for (int64_t d = 0; d < numPlayed; ++d)
+    report.earliestFinish = std::min(report.earliestFinish, devices[d].finish);
   report.computeTime = dev.computeTime;
   report.commTime = dev.commTime;
   report.exposedCommTime = std::max(0.0, dev.finish - dev.computeTime);

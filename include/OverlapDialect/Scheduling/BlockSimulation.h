@@ -18,6 +18,7 @@
 #include "OverlapDialect/CostModel/Program.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 
@@ -43,11 +44,24 @@ public:
   /// simulator refuses it.
   std::optional<double> stepTime(llvm::ArrayRef<unsigned> order) const;
 
+  /// A lower bound on stepTime(order), computed without playing it: each
+  /// device runs the block's compute one step after the other, and no
+  /// transfer ends on any device before the earliest time a device can
+  /// start it plus the time it takes there with the machine to itself.
+  /// Contention and DMA slots only add to that.
+  double lowerBound(llvm::ArrayRef<unsigned> order) const;
+
 private:
+  /// Fills `alone`, on the first lowerBound: only improve asks for it.
+  void playAlone() const;
+
   const MachineModel *machine = nullptr;
   /// One step per node, in node order; a done's `start` is its start's node.
   SimProgram program;
   unsigned maxInFlight = 0;
+  /// By done node: the time from its start to it on the device that ends
+  /// it first, its transfer played alone (0 for other nodes).
+  mutable llvm::SmallVector<double> alone;
 };
 
 } // namespace sched

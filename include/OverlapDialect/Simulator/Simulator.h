@@ -82,6 +82,8 @@ struct SimReport {
   std::string symmetry;
   int64_t criticalDevice = 0;
   double stepTime = 0;
+  /// When the first device finishes (stepTime is the last one's).
+  double earliestFinish = 0;
   double computeTime = 0;
   /// Time during which the device had communication in flight (a blocking
   /// collective or permute, or any started permute or collective not yet
