@@ -225,7 +225,7 @@ def main(argv=None):
     parser.add_argument("--seconds", type=float, default=0)
     parser.add_argument("--runs", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=60)
+    parser.add_argument("--timeout", type=float, default=300)
     args = parser.parse_args(argv)
     if (args.seconds <= 0) == (args.runs <= 0):
         parser.error("give --seconds or --runs, a positive number")

@@ -26,8 +26,9 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
                                unsigned replays) {
   unsigned n = order.size();
   unsigned judged = 0;
-  // Trials the simulator played, and those its lower bound settled.
-  unsigned played = 0, bounded = 0;
+  // Moves settled by their lower bound, replayed, and played by the
+  // simulator.
+  unsigned bounded = 0, replayed = 0, played = 0;
   llvm::SmallVector<unsigned> trial, earlier, moved, stayed;
   // Into `out`, `order` with the op at `from` moved to position `at`, what
   // it passes and depends on (or that depends on it), `along`, moved along.
@@ -111,20 +112,30 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
         ++judged;
         if (isRepeat(at))
           continue;
-        // What the replay refuses is refused however fast it plays.
-        BlockOutcome judgement = replay(graph, trial, budget);
+        // The replay's marks refuse a move however fast it plays.
+        BlockOutcome judgement = replayBound(graph, trial, budget);
         if ((judgement.overBudgetAt && !outcome.overBudgetAt) ||
             (judgement.overMemoryAt && !outcome.overMemoryAt) ||
             graph.heldBytesPeak(trial) > heldLimit)
           continue;
+        // A move is played only if it could be taken: its time (the
+        // simulator's, or the replay's where there is no simulator or it
+        // refuses the move) is at least its lower bound.
+        double needed =
+            std::min(best.makespan, outcome.makespan * (1 - kImproveGain));
+        auto settles = [&](double bound) {
+          return bound * (1 - kBoundMargin) >= needed;
+        };
+        bool simulatedCannot =
+            simulation && settles(simulation->lowerBound(trial));
+        if ((!simulation || simulatedCannot) && settles(judgement.makespan)) {
+          ++bounded;
+          continue;
+        }
+        ++replayed;
+        judgement = replay(graph, trial, budget);
         if (simulation) {
-          // A trial that could not be taken whether the simulator plays it
-          // (its time is at least the bound) or refuses it (the replay's
-          // time stands) is not played.
-          double needed =
-              std::min(best.makespan, outcome.makespan * (1 - kImproveGain));
-          if (judgement.makespan >= needed &&
-              simulation->lowerBound(trial) * (1 - kSameTime) >= needed) {
+          if (simulatedCannot && judgement.makespan >= needed) {
             ++bounded;
             continue;
           }
@@ -150,9 +161,10 @@ void mlir::ovl::sched::improve(const ScheduleGraph &graph,
       changed = true;
     }
   }
-  LLVM_DEBUG(if (simulation) llvm::dbgs()
-             << "[ovl-schedule] improve: " << played << " moves played, "
-             << bounded << " settled by the lower bound\n");
+  LLVM_DEBUG(llvm::dbgs() << "[ovl-schedule] improve: " << bounded
+                          << " moves settled by their lower bound, " << replayed
+                          << " replayed, " << played
+                          << " played by the simulator\n");
   LLVM_DEBUG(if (cannotGain()) llvm::dbgs()
              << "[ovl-schedule] improve: within the gain of the block's "
                 "compute, "

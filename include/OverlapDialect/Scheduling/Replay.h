@@ -45,6 +45,12 @@ struct BlockOutcome {
 BlockOutcome replay(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
                     int budget);
 
+/// The replay's marks of `order` (peak, budget, memory: the same), and a
+/// lower bound of its makespan, without playing the transfers: each done
+/// waits at least for its transfer's time alone after its start.
+BlockOutcome replayBound(const ScheduleGraph &graph,
+                         llvm::ArrayRef<unsigned> order, int budget);
+
 /// The replay of `order`, its makespan the simulated step time when
 /// `simulation` is given (the budget and the peak still the replay's).
 BlockOutcome judge(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
@@ -54,6 +60,11 @@ BlockOutcome judge(const ScheduleGraph &graph, llvm::ArrayRef<unsigned> order,
 /// schedulers' and the replay's sums of the same costs in other orders
 /// differ by rounding.
 constexpr double kSameTime = 1e-9;
+
+/// How far below a time its lower bound must be to settle a comparison
+/// unplayed: the bound and the play round differently, and LinkFlows ends a
+/// phase within 1e-15 s of its end.
+constexpr double kBoundMargin = 1e-6;
 
 /// Whether `candidate` is faster than `current`, which it then replaces: it
 /// must not exceed the in-flight or the memory budget where `current` does
