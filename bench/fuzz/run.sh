@@ -49,7 +49,8 @@ mkdir -p "$work/seeds" "$work/corpus" "$work/findings"
 /usr/bin/python3 "$root/bench/fuzz/seed-corpus.py" "$work/seeds" "$root" >/dev/null
 # Unlike overlap's other executables, the fuzzer does not load the ASan
 # runtime first by itself (libFuzzer is linked in ahead of it).
-export LD_PRELOAD=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
+LD_PRELOAD=$(clang-22 -print-file-name=libclang_rt.asan-x86_64.so)
+export LD_PRELOAD
 export ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # -timeout: no input may take 30 s (a hang); -rss_limit_mb: nor 4 GiB.
@@ -93,7 +94,8 @@ for finding in "$work"/findings/*; do
   case $name in
     *.log) continue ;;
     cmdline-*.sh)
-      replay=$(timeout 120 sh "$finding" 2>&1 >/dev/null) && rc=0 || rc=$?
+      # As long as cmdline.py gives a run (--timeout).
+      replay=$(timeout 300 sh "$finding" 2>&1 >/dev/null) && rc=0 || rc=$?
       if [[ " 0 1 2 70 " == *" $rc "* ]] && ! grep -q 'Sanitizer\|runtime error:' <<<"$replay"; then
         fixed=$((fixed + 1)); continue
       fi ;;
