@@ -38,13 +38,8 @@ overlap::readProgramFile(StringRef path) {
   };
   sys::fs::file_status status;
   if (path != "-" && !sys::fs::status(path, status) &&
-      status.type() == sys::fs::file_type::regular_file) {
-    Expected<std::unique_ptr<MemoryBuffer>> file =
-        readBoundedFile(path, kMaxProgramBytes);
-    if (!file)
-      return file.takeError();
-    return std::move(*file);
-  }
+      status.type() == sys::fs::file_type::regular_file)
+    return readBoundedFile(path, kMaxProgramBytes);
   sys::fs::file_t handle = sys::fs::getStdinHandle();
   if (path != "-") {
     Expected<sys::fs::file_t> opened = sys::fs::openNativeFileForRead(path);

@@ -148,7 +148,8 @@ llvm::Expected<SimReport> simulate(const SimProgram &program,
 /// `symmetry`, `critical_device`, `hardware`, `topology`, `events`,
 /// `peak_memory_bytes` and `hbm_capacity_bytes` (null
 /// when unknown), `fits_in_memory` (null when either is), and `ops`: [{`label`,
-/// `count`, `compute_time_s`, `exposed_comm_time_s`}]).
+/// `count`, `compute_time_s`, `exposed_comm_time_s`}]). `earliestFinish`
+/// is not in it: only the scheduler's lower bound reads it.
 void writeReportJSON(const SimReport &report, llvm::raw_ostream &os);
 /// The same for people: aligned lines with units.
 void printReport(const SimReport &report, llvm::raw_ostream &os);
